@@ -1,0 +1,85 @@
+"""What every command shares: option types, output streams, and the error → exit-code guard."""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import json
+import os
+import sys
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hlo_layout.errors import HloLayoutError
+from hlo_layout.report.errors_view import render_error, render_internal_error
+from hlo_layout.report.theme import make_console
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INPUT = 3
+EXIT_INTERNAL = 4
+
+
+class OutputFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+
+
+FormatOpt = Annotated[
+    OutputFormat,
+    typer.Option("--format", "-f", help="text (a Rich view on stdout) or json (stdout only)."),
+]
+TopOpt = Annotated[int, typer.Option("--top", "-n", min=1, help="Rows shown per table.")]
+DumpArgs = Annotated[
+    list[Path],
+    typer.Argument(help="HLO text dump(s): *.txt, *.hlo, also .gz.", show_default=False),
+]
+
+stderr = make_console(sys.stderr, soft_wrap=True)
+
+
+def stdout_console() -> Any:
+    return make_console(sys.stdout)
+
+
+def emit_json(document: Any) -> None:
+    """JSON on stdout and nothing else there (progress and errors go to stderr)."""
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False))
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def report_error(error: HloLayoutError) -> None:
+    render_error(stderr, error)
+
+
+def report_internal(error: BaseException, command: str) -> None:
+    if os.environ.get("HLO_LAYOUT_DEBUG"):
+        traceback.print_exception(error)
+    render_internal_error(stderr, error, command)
+
+
+@contextlib.contextmanager
+def guard(command: str) -> Iterator[None]:
+    """Input errors → message + exit 3; anything unexpected → 'this is a bug' + exit 4."""
+    try:
+        yield
+    except (typer.Exit, typer.Abort, SystemExit):
+        raise
+    except HloLayoutError as e:
+        report_error(e)
+        raise typer.Exit(EXIT_INPUT) from None
+    except RecursionError:
+        stderr.print("error: input is nested too deeply to process")
+        raise typer.Exit(EXIT_INPUT) from None
+    except MemoryError:
+        stderr.print("error: out of memory while reading the input")
+        raise typer.Exit(EXIT_INPUT) from None
+    except Exception as e:
+        report_internal(e, command)
+        raise typer.Exit(EXIT_INTERNAL) from None

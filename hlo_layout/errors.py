@@ -1,0 +1,122 @@
+"""One error family for the whole package, with source locations computed only when shown.
+
+The CLI maps these classes to exit codes (3 for bad input); nothing here prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """The text of one parse and the name it came from; shared by every span of that parse."""
+
+    text: str = field(repr=False)
+    name: str = "<string>"
+
+    def location(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        offset = max(0, min(offset, len(self.text)))
+        line = self.text.count("\n", 0, offset) + 1
+        line_start = self.text.rfind("\n", 0, offset) + 1
+        return line, offset - line_start + 1
+
+    def line_text(self, offset: int) -> str:
+        offset = max(0, min(offset, len(self.text)))
+        start = self.text.rfind("\n", 0, offset) + 1
+        end = self.text.find("\n", offset)
+        return self.text[start : end if end >= 0 else len(self.text)]
+
+
+class Span:
+    """Start and end offsets into a Source; line and column are derived lazily.
+
+    A plain slotted class rather than a frozen dataclass: a dump makes one per instruction, and
+    the frozen constructor costs three times as much. Treat it as immutable.
+    """
+
+    __slots__ = ("end", "source", "start")
+
+    def __init__(self, start: int, end: int, source: Source) -> None:
+        self.start = start
+        self.end = end
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Span({self.start}, {self.end}, {self.source.name!r})"
+
+    @property
+    def line(self) -> int:
+        return self.source.location(self.start)[0]
+
+    @property
+    def column(self) -> int:
+        return self.source.location(self.start)[1]
+
+
+class HloLayoutError(Exception):
+    """Base class of every error hlo-layout raises on purpose."""
+
+
+class HloSyntaxError(HloLayoutError):
+    """Input that is not HLO text: carries file, line, column, the line itself and a caret."""
+
+    def __init__(self, message: str, span: Span | None = None, expected: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.expected = expected
+
+    @property
+    def filename(self) -> str:
+        return self.span.source.name if self.span else "<string>"
+
+    @property
+    def line(self) -> int:
+        return self.span.line if self.span else 0
+
+    @property
+    def column(self) -> int:
+        return self.span.column if self.span else 0
+
+    def context(self, max_width: int = 160) -> str:
+        """The offending line and a caret under the column (long lines are windowed)."""
+        if self.span is None:
+            return ""
+        text = self.span.source.line_text(self.span.start).replace("\t", " ")
+        col = self.column - 1
+        if len(text) > max_width:
+            lo = max(0, col - max_width // 2)
+            prefix = "…" if lo > 0 else ""
+            text = prefix + text[lo : lo + max_width]
+            col = col - lo + len(prefix)
+        width = max(1, min(self.span.end - self.span.start, len(text) - col))
+        return f"{text}\n{' ' * col}{'^' * width}"
+
+    def __str__(self) -> str:
+        where = f"{self.filename}:{self.line}:{self.column}: " if self.span else ""
+        expected = ""
+        if self.expected:
+            expected = " (expected " + ", ".join(self.expected) + ")"
+        body = self.context()
+        return f"{where}{self.message}{expected}" + (f"\n{body}" if body else "")
+
+
+# Kept as an alias: the design documents call it HloParseError.
+HloParseError = HloSyntaxError
+
+
+class HloSemanticError(HloLayoutError):
+    """Well-formed text that breaks a rule of HLO (undefined operand, bad layout, ...)."""
+
+    def __init__(self, message: str, span: Span | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+    def __str__(self) -> str:
+        if self.span is None:
+            return self.message
+        err = HloSyntaxError(self.message, self.span)
+        return str(err)

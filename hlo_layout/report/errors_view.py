@@ -1,0 +1,51 @@
+"""How an error looks on stderr: `file:line:col: error: message`, the line, a caret."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError
+
+REPORT_URL = "https://github.com/hlo-layout/hlo-layout/issues"
+
+
+def render_error(console: Console, error: HloLayoutError) -> None:
+    """One input error as the compiler-style block users expect."""
+    span = getattr(error, "span", None)
+    message = getattr(error, "message", None) or str(error)
+    if isinstance(error, HloSyntaxError) and error.expected:
+        message += " (expected " + ", ".join(error.expected) + ")"
+    head = Text()
+    if span is not None and isinstance(error, HloSyntaxError | HloSemanticError):
+        where = HloSyntaxError(message, span)
+        head.append(f"{where.filename}:{where.line}:{where.column}: ", style="bold")
+        head.append("error: ", style="hlo.error")
+        head.append(message)
+        console.print(head)
+        context = where.context()
+        if context:
+            line, caret = context.split("\n")
+            console.print(Text("  " + line))
+            console.print(Text("  " + caret, style="hlo.caret"))
+    else:
+        head.append("error: ", style="hlo.error")
+        head.append(message)
+        console.print(head)
+    for note in getattr(error, "__notes__", ()):
+        console.print(Text("  note: " + note, style="hlo.muted"))
+
+
+def render_internal_error(console: Console, error: BaseException, command: str) -> None:
+    """An exception we did not expect: say it is our bug and how to report it."""
+    console.print(
+        Text.assemble(
+            ("internal error: ", "hlo.error"),
+            f"{type(error).__name__}: {error}",
+        )
+    )
+    console.print(
+        "This is a bug in hlo-layout, not in your input. Please report it at "
+        f"{REPORT_URL} with the command (`hlo-layout {command} ...`), this message and, if you "
+        "can, the input file. Set HLO_LAYOUT_DEBUG=1 to see the traceback."
+    )

@@ -1,0 +1,140 @@
+"""Shapes in XLA's canonical spelling, read with regular expressions instead of the LALR parser.
+
+A cold parse meets a few hundred distinct shape strings; through Lark each costs about a
+millisecond, which alone is half the parse time of a 2 MB dump. XLA prints shapes one way (no
+spaces, `{...}` layouts, properties from a small set), and this reader accepts exactly that subset
+and returns None for anything else, which `parse_shape` then hands to the grammar. It builds the
+values with the grammar's own constructors (`make_array_shape`), so validation is shared, and
+tests/syntax/test_fast_shape.py shows it gives the grammar's tree for every shape in the corpus
+and for generated ones.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hlo_layout.syntax.grammar import make_array_shape
+from hlo_layout.syntax.shape import COMBINE, UNBOUNDED, Shape, SplitConfig, Tile, TupleShape
+
+# `f32[2,<=3,?]{1,0:T(8,128)(2,1)S(1)}`: a layout only when a digit or ':' follows '{' (as the
+# grammar's LAYOUT_OPEN); properties hold no braces (so `P(shape)` goes to the grammar).
+_ARRAY = re.compile(
+    r"([a-z][a-z0-9]*)\[((?:(?:[0-9]+|<=[0-9]+|\?)(?:,(?:[0-9]+|<=[0-9]+|\?))*)?)\]"
+    r"(?:\{(?=[0-9:])([0-9]+(?:,[0-9]+)*)?(?::([^{}<>\s]*))?\})?"
+)
+_PROP = re.compile(
+    r"T((?:\((?:[0-9]+|\*)(?:,(?:[0-9]+|\*))*\))+)"  # 1 tiles
+    r"|SC((?:\([0-9]+:[0-9]+(?:,[0-9]+)*\))+)"  # 2 split configs
+    r"|([LESM])\(([0-9]+)\)"  # 3, 4 integer properties
+    r"|([#*])\(([a-z][a-z0-9]*)\)"  # 5, 6 index / pointer type
+)
+_INT_PROPS = {
+    "L": "tail_padding_alignment",
+    "E": "element_size_bits",
+    "S": "memory_space",
+    "M": "dynamic_shape_metadata_prefix_bytes",
+}
+_TYPE_PROPS = {"#": "index_type", "*": "pointer_type"}
+_GROUP = re.compile(r"\(([^()]*)\)")
+_INDEX_COMMENT = re.compile(r"/\*index=[0-9]+\*/")
+
+
+def _props(text: str) -> list[tuple[str, object]] | None:
+    props: list[tuple[str, object]] = []
+    pos = 0
+    while pos < len(text):
+        m = _PROP.match(text, pos)
+        if m is None:
+            return None
+        tiles, splits, int_key, int_value, type_key, type_value = m.groups()
+        if tiles is not None:
+            props.append(
+                (
+                    "tiles",
+                    tuple(
+                        Tile(tuple(COMBINE if d == "*" else int(d) for d in g.split(",")))
+                        for g in _GROUP.findall(tiles)
+                    ),
+                )
+            )
+        elif splits is not None:
+            configs = []
+            for g in _GROUP.findall(splits):
+                dim, _, indices = g.partition(":")
+                configs.append(SplitConfig(int(dim), tuple(int(i) for i in indices.split(","))))
+            props.append(("split_configs", tuple(configs)))
+        elif int_key is not None:
+            props.append((_INT_PROPS[int_key], int(int_value)))
+        else:
+            props.append((_TYPE_PROPS[type_key], type_value))
+        pos = m.end()
+    return props
+
+
+def _dims(text: str) -> list[tuple[int, bool]]:
+    if not text:
+        return []
+    out = []
+    for d in text.split(","):
+        if d == "?":
+            out.append((UNBOUNDED, True))
+        elif d[0] == "<":
+            out.append((int(d[2:]), True))
+        else:
+            out.append((int(d), False))
+    return out
+
+
+def _array(text: str, pos: int) -> tuple[Shape, int] | None:
+    m = _ARRAY.match(text, pos)
+    if m is None:
+        return None
+    element_type, dims, m2m, props_text = m.groups()
+    layout = None
+    if m.group(0).endswith("}"):
+        props = _props(props_text) if props_text else []
+        if props is None:
+            return None
+        minor_to_major = tuple(int(x) for x in m2m.split(",")) if m2m else ()
+        layout = (minor_to_major, props, m.start(), m.end())
+    try:
+        return make_array_shape(element_type + "[", _dims(dims), layout), m.end()
+    except Exception:  # invalid: the grammar path reports it with its position
+        return None
+
+
+def _shape(text: str, pos: int) -> tuple[Shape, int] | None:
+    if text.startswith("(", pos):
+        elements = []
+        pos += 1
+        if text.startswith(")", pos):
+            return TupleShape(()), pos + 1
+        while True:
+            comment = _INDEX_COMMENT.match(text, pos)
+            if comment is not None:
+                pos = comment.end()
+            got = _shape(text, pos)
+            if got is None:
+                return None
+            element, pos = got
+            elements.append(element)
+            if text.startswith(", ", pos):
+                pos += 2
+            elif text.startswith(",", pos):
+                pos += 1
+            elif text.startswith(")", pos):
+                return TupleShape(tuple(elements)), pos + 1
+            else:
+                return None
+    return _array(text, pos)
+
+
+def fast_shape(text: str) -> Shape | None:
+    """The shape when `text` is in XLA's canonical spelling, else None (use the grammar)."""
+    try:
+        got = _shape(text, 0)
+    except RecursionError:
+        return None
+    if got is None or got[1] != len(text):
+        return None
+    return got[0]

@@ -1,0 +1,460 @@
+"""Loads `grammars/hlo.lark` (shipped as package data) and turns Lark trees into our tree types.
+
+The parser is built once per process, from a pickled cache when one can be written. The
+transformer is the only place Lark objects are seen: no `lark.Tree` or `lark.Token` leaves this
+module, and a rule without a callback fails loudly instead of silently rebuilding a Tree.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+
+from hlo_layout.errors import HloSemanticError, Source, Span
+from hlo_layout.syntax import values as V
+from hlo_layout.syntax.shape import (
+    COMBINE,
+    UNBOUNDED,
+    ArrayShape,
+    BufferShape,
+    Layout,
+    OpaqueShape,
+    Shape,
+    SplitConfig,
+    Tile,
+    TokenShape,
+    TupleShape,
+)
+from hlo_layout.syntax.tree import (
+    Attribute,
+    Computation,
+    Instruction,
+    Module,
+    Operand,
+    ParameterDecl,
+    Section,
+    SectionEntry,
+)
+
+#: Start symbols the rest of the package may parse on their own.
+STARTS = ("start", "shape", "value", "literal", "instruction", "computation")
+
+
+def grammar_text() -> str:
+    """The grammar file's text, from the installed package or, in a source checkout, the repo."""
+    try:
+        return resources.files("hlo_layout.grammars").joinpath("hlo.lark").read_text("utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        here = Path(__file__).resolve().parents[2] / "grammars" / "hlo.lark"
+        return here.read_text("utf-8")
+
+
+@functools.cache
+def lark_parser() -> Lark:
+    """The LALR parser over the whole grammar, positions kept for raw text and error spans."""
+    text = grammar_text()
+    options: dict[str, Any] = {
+        "parser": "lalr",
+        "lexer": "contextual",
+        "start": list(STARTS),
+        "propagate_positions": True,
+        "maybe_placeholders": False,
+    }
+    try:
+        # Lark keys its cache file (in the temp dir) by grammar, options and Lark version.
+        return Lark(text, cache=True, **options)
+    except OSError:  # an unwritable temp dir only costs the build time (~0.3 s)
+        return Lark(text, **options)
+
+
+def _unescape(token: str) -> str:
+    body = token[1:-1]
+    if "\\" not in body:
+        return body
+    try:
+        return ast.literal_eval('"' + body.replace("\n", "\\n") + '"')
+    except (ValueError, SyntaxError):
+        return body
+
+
+class _Bad(Exception):
+    """A semantic problem found while building a node; carries the offending offsets."""
+
+    def __init__(self, message: str, start: int, end: int):
+        super().__init__(message)
+        self.message = message
+        self.start = start
+        self.end = end
+
+
+def make_layout(
+    rank: int, minor_to_major: tuple[int, ...], props: list[tuple[str, Any]], start: int, end: int
+) -> Layout:
+    """Validate and build a Layout (XLA's ValidateLayoutForShape, in our words)."""
+    if minor_to_major or props is not None:
+        if len(minor_to_major) != rank:
+            raise _Bad(
+                f"layout has {len(minor_to_major)} minor-to-major entries but the shape has "
+                f"rank {rank}",
+                start,
+                end,
+            )
+        if sorted(minor_to_major) != list(range(rank)):
+            raise _Bad(
+                f"minor_to_major {{{','.join(map(str, minor_to_major))}}} is not a permutation "
+                f"of 0..{rank - 1}",
+                start,
+                end,
+            )
+    fields: dict[str, Any] = {}
+    unknown: list[str] = []
+    for key, val in props:
+        if key == "unknown_props":
+            unknown.append(val)
+        elif key == "tiles":
+            fields["tiles"] = fields.get("tiles", ()) + val
+        elif key == "split_configs":
+            fields["split_configs"] = fields.get("split_configs", ()) + val
+        else:
+            fields[key] = val
+    if unknown:
+        fields["unknown_props"] = tuple(unknown)
+    for tile in fields.get("tiles", ()):
+        if any(d <= 0 and d != COMBINE for d in tile.dims):
+            raise _Bad(
+                f"tile {tile} has an entry <= 0 (only positive sizes or * are valid)", start, end
+            )
+    if fields.get("tail_padding_alignment", 1) < 1:
+        raise _Bad("L(n) needs n >= 1", start, end)
+    if fields.get("element_size_bits", 0) < 0:
+        raise _Bad("E(n) needs n >= 0", start, end)
+    return Layout(minor_to_major=minor_to_major, **fields)
+
+
+def make_array_shape(
+    head: str, dims: list[tuple[int, bool]], layout: tuple[tuple[int, ...], list, int, int] | None
+) -> Shape:
+    element_type = head[:-1]
+    if element_type == "token":
+        return TokenShape()
+    if element_type == "opaque":
+        return OpaqueShape()
+    sizes = tuple(d for d, _ in dims)
+    dynamic = tuple(dyn for _, dyn in dims)
+    if not any(dynamic):
+        dynamic = ()
+    built = None
+    if layout is not None:
+        m2m, props, start, end = layout
+        built = make_layout(len(sizes), m2m, props, start, end)
+    return ArrayShape(element_type, sizes, dynamic, built)
+
+
+@v_args(inline=True)
+class HloTransformer(Transformer):
+    """Lark tree → hlo_layout.syntax tree. `source` gives spans and raw value text."""
+
+    def __init__(self, source: Source, offset: int = 0) -> None:
+        super().__init__(visit_tokens=False)
+        self.source = source
+        self.text = source.text
+        self.offset = offset
+
+    def __default__(self, data, children, meta):  # type: ignore[no-untyped-def]
+        raise NotImplementedError(f"grammar rule {data!r} has no transformer callback")
+
+    def _span(self, meta: Any) -> Span | None:
+        if getattr(meta, "empty", True):
+            return None
+        return Span(meta.start_pos + self.offset, meta.end_pos + self.offset, self.source)
+
+    # ---------------------------------------------------------------- file structure
+    def start(self, *items: Any) -> tuple[Module, ...]:
+        return assemble_modules(items, self.source)
+
+    @v_args(meta=True)
+    def module_header(self, meta: Any, children: list[Any]) -> tuple[str, str, tuple, Any]:
+        name = str(children[0]).removeprefix("%")
+        return ("header", name, tuple(children[1:]), self._span(meta))
+
+    def section(self, name: Token, *entries: SectionEntry) -> Section:
+        return Section(str(name), tuple(entries))
+
+    @v_args(meta=True)
+    def section_entry(self, meta: Any, children: list[Any]) -> SectionEntry:
+        ident = children[0]
+        raw = self.text[ident.end_pos : meta.end_pos].strip()
+        return SectionEntry(int(ident), raw)
+
+    @v_args(meta=True)
+    def computation(self, meta: Any, children: list[Any]) -> Computation:
+        is_entry = False
+        name = ""
+        signature = None
+        instructions: list[Instruction] = []
+        attributes: list[Attribute] = []
+        for child in children:
+            if isinstance(child, Token):
+                if child.type == "ENTRY":
+                    is_entry = True
+                else:
+                    name = str(child).removeprefix("%")
+            elif isinstance(child, Instruction):
+                instructions.append(child)
+            elif isinstance(child, Attribute):
+                attributes.append(child)
+            else:
+                signature = child
+        params, result = signature if signature is not None else (None, None)
+        return Computation(
+            name,
+            tuple(instructions),
+            is_entry=is_entry,
+            parameters=params,
+            result_shape=result,
+            attributes=tuple(attributes),
+            span=self._span(meta),
+        )
+
+    def signature(self, *children: Any) -> tuple[tuple[ParameterDecl, ...], Shape]:
+        return tuple(children[:-1]), children[-1]
+
+    def parameter_decl(self, name: Token, shape: Shape) -> ParameterDecl:
+        return ParameterDecl(str(name).removeprefix("%"), shape)
+
+    # ---------------------------------------------------------------- instructions
+    @v_args(meta=True)
+    def instruction(self, meta: Any, children: list[Any]) -> Instruction:
+        is_root = isinstance(children[0], Token) and children[0].type == "ROOT"
+        rest = children[1:] if is_root else children
+        name, shape, op = rest[0], rest[1], rest[2]
+        opcode, operands, literal, number = op
+        return Instruction(
+            str(name).removeprefix("%"),
+            opcode,
+            shape,
+            operands,
+            tuple(rest[3:]),
+            is_root,
+            literal,
+            number,
+            self._span(meta),
+        )
+
+    @v_args(meta=True)
+    def constant_op(self, meta: Any, children: list[Any]) -> tuple:
+        text = self.text[meta.start_pos : meta.end_pos]
+        inner = text[text.index("(") + 1 : text.rindex(")")].strip()
+        return ("constant", (), inner, None)
+
+    def parameter_op(self, _kw: Token, number: Token) -> tuple:
+        return ("parameter", (), None, int(number))
+
+    def generic_op(self, opcode: Token, *operands: Operand) -> tuple:
+        return (str(opcode), tuple(operands), None, None)
+
+    def operand(self, *children: Any) -> Operand:
+        shape = None
+        index = None
+        name = ""
+        for child in children:
+            if isinstance(child, Token):
+                name = str(child).removeprefix("%")
+            elif isinstance(child, int):
+                index = child
+            else:
+                shape = child
+        return Operand(name, index, shape)
+
+    def tuple_index(self, index: Token) -> int:
+        return int(index)
+
+    @v_args(meta=True)
+    def attribute(self, meta: Any, children: list[Any]) -> Attribute:
+        key = children[0]
+        text = self.text
+        eq = text.index("=", key.end_pos)
+        raw = text[eq + 1 : meta.end_pos].strip()
+        return Attribute(
+            str(key), raw, Span(eq + 1 + self.offset, meta.end_pos + self.offset, self.source)
+        )
+
+    # ---------------------------------------------------------------- literals (kept raw)
+    def literal_word(self, *_: Any) -> None:
+        return None
+
+    def literal_list(self, *_: Any) -> None:
+        return None
+
+    def literal_tuple(self, *_: Any) -> None:
+        return None
+
+    # ---------------------------------------------------------------- shapes
+    @v_args(meta=True)
+    def array_shape(self, meta: Any, children: list[Any]) -> Shape:
+        head = str(children[0])
+        dims = [c for c in children[1:] if isinstance(c, tuple) and len(c) == 2]
+        layout = children[-1] if children and isinstance(children[-1], list) else None
+        try:
+            if layout is not None:
+                m2m, props, start, end = layout
+                return make_array_shape(head, dims, (m2m, props, start, end))
+            return make_array_shape(head, dims, None)
+        except _Bad as bad:
+            raise HloSemanticError(
+                bad.message, Span(bad.start + self.offset, bad.end + self.offset, self.source)
+            ) from None
+
+    def static_dim(self, size: Token) -> tuple[int, bool]:
+        value = int(size)
+        if value < 0:
+            raise HloSemanticError(
+                f"dimension size {value} is negative",
+                Span(size.start_pos + self.offset, size.end_pos + self.offset, self.source),
+            )
+        return (value, False)
+
+    def bounded_dim(self, size: Token) -> tuple[int, bool]:
+        return (int(size), True)
+
+    def unbounded_dim(self) -> tuple[int, bool]:
+        return (UNBOUNDED, True)
+
+    def tuple_shape(self, *elements: Shape) -> TupleShape:
+        return TupleShape(tuple(elements))
+
+    def buffer_shape(self, element: Shape) -> BufferShape:
+        return BufferShape(element)
+
+    @v_args(meta=True)
+    def layout(self, meta: Any, children: list[Any]) -> list:
+        m2m = tuple(int(c) for c in children if isinstance(c, Token) and c.type == "INT")
+        props = [c for c in children if isinstance(c, tuple)]
+        return [m2m, props, meta.start_pos, meta.end_pos]
+
+    def tiles(self, *tiles: Tile) -> tuple[str, Any]:
+        return ("tiles", tuple(tiles))
+
+    def tile(self, *dims: Any) -> Tile:
+        return Tile(tuple(int(d) for d in dims))
+
+    def combine_dim(self) -> int:
+        return COMBINE
+
+    def tail_padding(self, n: Token) -> tuple[str, Any]:
+        return ("tail_padding_alignment", int(n))
+
+    def index_type(self, t: Token) -> tuple[str, Any]:
+        return ("index_type", str(t))
+
+    def pointer_type(self, t: Token) -> tuple[str, Any]:
+        return ("pointer_type", str(t))
+
+    def element_size(self, n: Token) -> tuple[str, Any]:
+        return ("element_size_bits", int(n))
+
+    def memory_space(self, n: Token) -> tuple[str, Any]:
+        return ("memory_space", int(n))
+
+    def split_configs(self, *configs: SplitConfig) -> tuple[str, Any]:
+        return ("split_configs", tuple(configs))
+
+    def split_config(self, dim: Token, *indices: Token) -> SplitConfig:
+        return SplitConfig(int(dim), tuple(int(i) for i in indices))
+
+    def physical_shape(self, shape: Shape) -> tuple[str, Any]:
+        return ("physical_shape", shape)
+
+    def dynamic_metadata(self, n: Token) -> tuple[str, Any]:
+        return ("dynamic_shape_metadata_prefix_bytes", int(n))
+
+    def dim_level_types(self, *letters: Token) -> tuple[str, Any]:
+        return ("dim_level_types", tuple(str(x) for x in letters))
+
+    @v_args(meta=True)
+    def unknown_prop(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        return ("unknown_props", self.text[meta.start_pos : meta.end_pos])
+
+    # ---------------------------------------------------------------- generic values
+    def word(self, token: Token) -> V.Word:
+        return V.Word(str(token))
+
+    def string(self, token: Token) -> V.Str:
+        return V.Str(_unescape(str(token)))
+
+    def brace_group(self, items: tuple) -> V.Group:
+        return V.Group("{", items)
+
+    def value_bracket(self, items: tuple) -> V.Group:
+        return V.Group("[", items)
+
+    def paren_group(self, items: tuple) -> V.Group:
+        return V.Group("(", items)
+
+    def angle_group(self, items: tuple) -> V.Group:
+        return V.Group("<", items)
+
+    def value_item_list(self, *items: Any) -> tuple:
+        return tuple(items)
+
+    def chain(self, *children: Any) -> V.Chain:
+        parts = tuple(c for c in children if not isinstance(c, Token))
+        seps = tuple(str(c) for c in children if isinstance(c, Token))
+        return V.Chain(parts, seps)
+
+    def iota(self, dims: V.Group, reshape: V.Group, transpose: Token | None = None) -> V.Iota:
+        perm = None
+        if transpose is not None:
+            body = str(transpose)[2:-1]
+            perm = tuple(int(x) for x in body.split(",") if x.strip())
+        return V.Iota(dims, reshape, perm)
+
+    def arrow(self) -> V.Arrow:
+        return V.Arrow()
+
+
+def assemble_modules(items: tuple[Any, ...], source: Source) -> tuple[Module, ...]:
+    """Group the top-level items of a file into modules.
+
+    Items before any `HloModule` header form a header-less module; consecutive bare instruction
+    lines form one synthetic computation, so documentation snippets still parse.
+    """
+    modules: list[Module] = []
+    name: str | None = None
+    attrs: tuple[Attribute, ...] = ()
+    span: Span | None = None
+    comps: list[Computation] = []
+    sections: list[Section] = []
+    bare: list[Instruction] = []
+    started = False
+
+    def flush_bare() -> None:
+        if bare:
+            comps.append(Computation("", tuple(bare), synthetic=True, span=bare[0].span))
+            bare.clear()
+
+    def flush_module() -> None:
+        flush_bare()
+        if started or comps or sections:
+            modules.append(Module(name, tuple(comps), attrs, tuple(sections), span))
+
+    for item in items:
+        if isinstance(item, tuple) and item and item[0] == "header":
+            flush_module()
+            _, name, attrs, span = item
+            comps, sections, started = [], [], True
+        elif isinstance(item, Section):
+            flush_bare()
+            sections.append(item)
+        elif isinstance(item, Computation):
+            flush_bare()
+            comps.append(item)
+        elif isinstance(item, Instruction):
+            bare.append(item)
+    flush_module()
+    return tuple(modules)

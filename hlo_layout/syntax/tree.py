@@ -1,0 +1,341 @@
+"""The typed, immutable syntax tree of an HLO dump: Module → Computation → Instruction.
+
+Nodes are frozen slotted dataclasses; spans are excluded from equality so that trees built by the
+fast scanner and by the Lark grammar compare equal. Def-use and caller indexes are derived on
+demand and cached outside the compared fields.
+
+NOTE: [tuple-element operands] Newer XLA prints `%x#1` for "element 1 of the tuple %x" instead of a
+separate get-tuple-element. We keep it as `Operand(name="x", index=1)`; XLA's own parser expands it
+into a synthesized instruction named `x_1`, which has no line in the text and so none in our tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple, overload
+
+from hlo_layout.errors import Span
+from hlo_layout.syntax.shape import Shape
+
+if TYPE_CHECKING:
+    from hlo_layout.syntax.values import Value
+
+#: Attribute keys whose value names called computations (HloInstruction::called_computations).
+CALLED_COMPUTATION_KEYS = (
+    "calls",
+    "to_apply",
+    "condition",
+    "body",
+    "branch_computations",
+    "true_computation",
+    "false_computation",
+    "scatter",
+    "select",
+    "async_computation",
+    "called_computations",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """`key=value`, with the value's exact text; the structured value is decoded on first use."""
+
+    key: str
+    raw: str
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def value(self) -> Value:
+        """The generic structure of the value (parsed by the grammar, memoized by text)."""
+        from hlo_layout.syntax.parse import parse_value
+
+        return parse_value(self.raw, self.span)
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.raw}"
+
+
+_CALLS_RE = re.compile(r"(?:^|[\s,])(?:" + "|".join(CALLED_COMPUTATION_KEYS) + r")=")
+
+
+class LazyAttributes(Sequence[Attribute]):
+    """An instruction's attributes, split out of their text on first use.
+
+    Most analyses read two or three attributes of a few instructions; splitting every
+    `metadata={...}` of a 100 MB dump up front would cost more than the rest of the parse. Equal to
+    the tuple of the same attributes, so trees from either parser tier compare equal.
+    """
+
+    __slots__ = ("_items", "_offset", "_split", "_text")
+
+    def __init__(self, text: str, offset: int, split: Callable[[str, int], tuple[Attribute, ...]]):
+        self._text = text
+        self._offset = offset
+        self._split = split
+        self._items: tuple[Attribute, ...] | None = None
+
+    def _get(self) -> tuple[Attribute, ...]:
+        items = self._items
+        if items is None:
+            items = self._items = self._split(self._text, self._offset)
+        return items
+
+    @overload
+    def __getitem__(self, index: int) -> Attribute: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Attribute, ...]: ...
+    def __getitem__(self, index: int | slice) -> Attribute | tuple[Attribute, ...]:
+        return self._get()[index]
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __iter__(self) -> Iterator[Attribute]:
+        return iter(self._get())
+
+    def __bool__(self) -> bool:
+        return True  # only made for a non-empty attribute tail
+
+    def mentions(self, pattern: re.Pattern[str]) -> bool:
+        """Whether the unsplit text matches `pattern` anywhere (a cheap pre-filter)."""
+        return pattern.search(self._text) is not None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyAttributes):
+            other = other._get()
+        return isinstance(other, tuple) and self._get() == other
+
+    def __hash__(self) -> int:
+        return hash(self._get())
+
+    def __repr__(self) -> str:
+        return repr(self._get())
+
+
+class Operand(NamedTuple):
+    """A use of another instruction's result: `%x`, `%x#1` (tuple element 1), with the operand's
+    shape when the dump printed it inline (`fusion(bf16[8]{0} %x)`).
+
+    A NamedTuple, not a dataclass: a dump holds one per edge, and tuples are built five times
+    faster than frozen dataclasses.
+    """
+
+    name: str
+    index: int | None = None
+    shape: Shape | None = None
+
+    @property
+    def ref(self) -> str:
+        """The name as XLA prints the operand, without `%`: `x` or `x#1`."""
+        return self.name if self.index is None else f"{self.name}#{self.index}"
+
+
+class Instruction(NamedTuple):
+    """One line `[ROOT] %name = shape opcode(operands), attrs...`.
+
+    `opcode` is the text as written, known or not. For `constant` the literal's text is kept in
+    `literal`; for `parameter` the number is `parameter_number`. Equality ignores `span`.
+
+    A NamedTuple rather than a frozen dataclass because a 100 MB dump holds a million of them and
+    a frozen dataclass costs 3 µs to build, a tuple 0.4 µs (see benchmarks/).
+    """
+
+    name: str
+    opcode: str
+    shape: Shape
+    operands: tuple[Operand, ...] = ()
+    attributes: Sequence[Attribute] = ()
+    is_root: bool = False
+    literal: str | None = None
+    parameter_number: int | None = None
+    span: Span | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Instruction):
+            return NotImplemented
+        return self[:8] == other[:8]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:8])
+
+    def __repr__(self) -> str:
+        return (
+            f"Instruction(name={self.name!r}, opcode={self.opcode!r}, shape={self.shape!r}, "
+            f"operands={self.operands!r}, attributes={tuple(self.attributes)!r}, "
+            f"is_root={self.is_root!r}, literal={self.literal!r}, "
+            f"parameter_number={self.parameter_number!r})"
+        )
+
+    def attr(self, key: str) -> Attribute | None:
+        for a in self.attributes:
+            if a.key == key:
+                return a
+        return None
+
+    @property
+    def called_computations(self) -> tuple[str, ...]:
+        """Names of the computations this instruction calls, in attribute order."""
+        from hlo_layout.syntax.attrs import computation_names
+
+        attributes = self.attributes
+        if isinstance(attributes, LazyAttributes) and not attributes.mentions(_CALLS_RE):
+            return ()  # no need to split a tail that names no called computation
+        out: list[str] = []
+        for a in attributes:
+            if a.key in CALLED_COMPUTATION_KEYS:
+                out.extend(computation_names(a))
+        return tuple(out)
+
+    @property
+    def fusion_kind(self) -> str | None:
+        a = self.attr("kind")
+        return a.raw if a is not None and self.opcode == "fusion" else None
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterDecl:
+    """`name: shape` in a computation signature (printed without layouts)."""
+
+    name: str
+    shape: Shape
+
+
+@dataclass(frozen=True, slots=True)
+class Computation:
+    """`[ENTRY] %name (params) -> result { instructions }`.
+
+    `signature` is None when the text printed none (`ENTRY e {`). A header-less run of bare
+    instruction lines becomes one computation with `synthetic=True`.
+    """
+
+    name: str
+    instructions: tuple[Instruction, ...]
+    is_entry: bool = False
+    parameters: tuple[ParameterDecl, ...] | None = None
+    result_shape: Shape | None = None
+    attributes: tuple[Attribute, ...] = ()
+    synthetic: bool = False
+    span: Span | None = field(default=None, compare=False, repr=False)
+    _by_name: dict[str, Instruction] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        by_name = self._by_name
+        for instruction in self.instructions:
+            by_name.setdefault(instruction.name, instruction)
+
+    def __getitem__(self, name: str) -> Instruction:
+        return self._by_name[name.removeprefix("%")]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.removeprefix("%") in self._by_name
+
+    def get(self, name: str) -> Instruction | None:
+        return self._by_name.get(name.removeprefix("%"))
+
+    @property
+    def root(self) -> Instruction | None:
+        """The ROOT instruction, or the last one when none is marked (XLA's rule)."""
+        for instruction in self.instructions:
+            if instruction.is_root:
+                return instruction
+        return self.instructions[-1] if self.instructions else None
+
+    def resolve(self, operand: Operand) -> Instruction | None:
+        """The instruction an operand refers to, within this computation."""
+        return self._by_name.get(operand.name)
+
+    @property
+    def parameter_instructions(self) -> tuple[Instruction, ...]:
+        """`parameter(N)` instructions ordered by N."""
+        params = [i for i in self.instructions if i.opcode == "parameter"]
+        return tuple(sorted(params, key=lambda i: i.parameter_number or 0))
+
+
+@dataclass(frozen=True, slots=True)
+class SectionEntry:
+    """One row of a stack-frame table: `3 {file_name_id=1 ...}` or `1 "file.py"`."""
+
+    id: int
+    raw: str
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """`FileNames`, `FunctionNames`, `FileLocations` or `StackFrames` with its rows."""
+
+    name: str
+    entries: tuple[SectionEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    """`HloModule name, attrs...` and its computations. `name` is None for header-less snippets."""
+
+    name: str | None
+    computations: tuple[Computation, ...]
+    attributes: tuple[Attribute, ...] = ()
+    sections: tuple[Section, ...] = ()
+    span: Span | None = field(default=None, compare=False, repr=False)
+    _cache: dict[str, object] = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    def attr(self, key: str) -> Attribute | None:
+        for a in self.attributes:
+            if a.key == key:
+                return a
+        return None
+
+    def computation(self, name: str) -> Computation | None:
+        by_name = self._cache.get("by_name")
+        if by_name is None:
+            by_name = self._cache["by_name"] = {c.name: c for c in self.computations}
+        return by_name.get(name.removeprefix("%"))  # type: ignore[attr-defined]
+
+    @property
+    def entry(self) -> Computation | None:
+        """The ENTRY computation; XLA takes the last one when none is marked."""
+        for c in self.computations:
+            if c.is_entry:
+                return c
+        return self.computations[-1] if self.computations else None
+
+    @property
+    def callers(self) -> dict[str, tuple[tuple[Computation, Instruction], ...]]:
+        """For each computation name, the (computation, instruction) pairs that call it."""
+        cached = self._cache.get("callers")
+        if cached is not None:
+            return cached  # type: ignore[return-value]
+        out: dict[str, list[tuple[Computation, Instruction]]] = {}
+        for c in self.computations:
+            for i in c.instructions:
+                for callee in i.called_computations:
+                    out.setdefault(callee, []).append((c, i))
+        result = {k: tuple(v) for k, v in out.items()}
+        self._cache["callers"] = result
+        return result
+
+    def kind(self, computation: Computation) -> str:
+        """`entry`, `fusion` (called by fusion instructions), `called` or `unused`."""
+        if computation is self.entry:
+            return "entry"
+        callers = self.callers.get(computation.name, ())
+        if not callers:
+            return "unused"
+        if all(i.opcode == "fusion" for _, i in callers):
+            return "fusion"
+        return "called"
+
+    @property
+    def instruction_count(self) -> int:
+        return sum(len(c.instructions) for c in self.computations)
+
+    def __str__(self) -> str:
+        from hlo_layout.syntax.printer import print_module
+
+        return print_module(self)

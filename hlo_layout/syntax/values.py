@@ -1,0 +1,60 @@
+"""Generic attribute values: the bracketed structures after `key=` before they are given a meaning.
+
+The grammar parses every attribute value into these few node kinds; `attrs.py` then reads a
+`dimensions={1,0}` as a tuple of ints, a `window={...}` as a Window, and so on. Keeping the
+generic form means an attribute we have never seen is still parsed, kept and printable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hlo_layout.syntax.shape import ArrayShape
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A name-like or number-like atom: `kLoop`, `%add.1`, `-inf`, `0_0x1_2`, `b01f_01io->b01f`."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Str:
+    """A double-quoted string; `text` is the contents with escapes undone."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A bracketed list: kind is one of `{`, `[`, `(`, `<`. Separating commas are not kept."""
+
+    kind: str
+    items: tuple[Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """Items joined by `=` or `:` inside brackets: `size=3x3`, `"kind": "x"`, `0:10:2`."""
+
+    parts: tuple[Value, ...]
+    separators: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Iota:
+    """`[4,2]<=[2,4]T(1,0)`: an iota tile assignment / replica-group list (reshape dims, then an
+    optional transpose of the iota)."""
+
+    dims: Group
+    reshape_dims: Group
+    transpose: tuple[int, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Arrow:
+    """The `->` inside `entry_computation_layout={(...)->...}`."""
+
+
+Value = Word | Str | Group | Chain | Iota | Arrow | ArrayShape

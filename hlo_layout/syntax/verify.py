@@ -1,0 +1,106 @@
+"""Whole-module rules the grammar cannot state, checked after the tree is built.
+
+Mirrors the checks XLA's parser makes once a computation is read (hlo_parser.cc: an operand must
+name an instruction of the same computation, names are unique within a computation, a called
+computation must exist). Construction never judges; `verify` does, so a malformed dump can still
+be parsed and reported on (torch.fx's `Graph.lint` split).
+
+NOTE: [duplicate names] XLA uniquifies names module-wide when it reads a dump
+(`constant.28871` seen twice becomes `constant.0` for the second), so a name repeated in two
+computations is legal text. Only a repeat within one computation is an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hlo_layout.errors import HloSemanticError, Span
+from hlo_layout.syntax.tree import Computation, Module
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One broken rule, with where it was found."""
+
+    message: str
+    computation: str
+    instruction: str | None = None
+    span: Span | None = None
+
+    def error(self) -> HloSemanticError:
+        return HloSemanticError(self.message, self.span)
+
+
+def _computation_problems(module: Module, computation: Computation) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for instruction in computation.instructions:
+        if instruction.name in seen:
+            problems.append(
+                Problem(
+                    f"duplicate instruction name '{instruction.name}' in computation "
+                    f"'{computation.name}'",
+                    computation.name,
+                    instruction.name,
+                    instruction.span,
+                )
+            )
+        seen.add(instruction.name)
+    # Bare instruction lines (a doc snippet) refer to values defined elsewhere.
+    if not computation.synthetic:
+        by_name = computation._by_name
+        for instruction in computation.instructions:
+            for operand in instruction.operands:
+                if operand.name not in by_name:
+                    problems.append(
+                        Problem(
+                            f"'{instruction.name}' uses undefined operand '{operand.name}'",
+                            computation.name,
+                            instruction.name,
+                            instruction.span,
+                        )
+                    )
+    # A header-less snippet may call computations it does not include.
+    if module.name is not None:
+        for instruction in computation.instructions:
+            for callee in instruction.called_computations:
+                if module.computation(callee) is None:
+                    problems.append(
+                        Problem(
+                            f"'{instruction.name}' calls unknown computation '{callee}'",
+                            computation.name,
+                            instruction.name,
+                            instruction.span,
+                        )
+                    )
+    return problems
+
+
+def verify(module: Module) -> tuple[Problem, ...]:
+    """Every rule `module` breaks, in text order (empty when it is well formed)."""
+    problems: list[Problem] = []
+    names: set[str] = set()
+    for computation in module.computations:
+        if computation.name in names and not computation.synthetic:
+            problems.append(
+                Problem(
+                    f"duplicate computation name '{computation.name}'",
+                    computation.name,
+                    None,
+                    computation.span,
+                )
+            )
+        names.add(computation.name)
+        problems.extend(_computation_problems(module, computation))
+    return tuple(problems)
+
+
+def check(module: Module) -> Module:
+    """`module` itself when it is well formed; raises the first problem as HloSemanticError."""
+    problems = verify(module)
+    if problems:
+        error = problems[0].error()
+        if len(problems) > 1:
+            error.add_note(f"{len(problems) - 1} more problem(s) of this kind in the module")
+        raise error
+    return module

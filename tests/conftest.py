@@ -1,0 +1,29 @@
+"""Shared test data: the committed copy of the team's real-dump corpus (tests/data/corpus)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "tests" / "data"
+CORPUS = DATA / "corpus"
+SAMPLES = REPO / "samples"
+
+#: Files in the corpus that are compiler reports, not HLO text.
+_NOT_HLO = ("buffer-assignment", "memory-usage-report", "live-range", "/oom-reports/")
+
+
+def hlo_files() -> list[Path]:
+    """Every HLO text dump of the corpus, in a stable order."""
+    return sorted(
+        p for p in CORPUS.rglob("*.txt") if not any(marker in p.as_posix() for marker in _NOT_HLO)
+    )
+
+
+def oracle_files() -> list[Path]:
+    """Every `*.xla.json` (XLA's own parse of the dump beside it)."""
+    return sorted(CORPUS.rglob("*.xla.json"))
+
+
+def corpus_id(path: Path) -> str:
+    return path.relative_to(CORPUS).as_posix()

@@ -40,7 +40,9 @@ DumpArgs = Annotated[
     typer.Argument(help="HLO text dump(s): *.txt, *.hlo, also .gz.", show_default=False),
 ]
 
-stderr = make_console(sys.stderr, soft_wrap=True)
+def stderr_console() -> Any:
+    """Bound to the current sys.stderr at each call (test runners swap it)."""
+    return make_console(sys.stderr, soft_wrap=True)
 
 
 def stdout_console() -> Any:
@@ -55,13 +57,13 @@ def emit_json(document: Any) -> None:
 
 
 def report_error(error: HloLayoutError) -> None:
-    render_error(stderr, error)
+    render_error(stderr_console(), error)
 
 
 def report_internal(error: BaseException, command: str) -> None:
     if os.environ.get("HLO_LAYOUT_DEBUG"):
         traceback.print_exception(error)
-    render_internal_error(stderr, error, command)
+    render_internal_error(stderr_console(), error, command)
 
 
 @contextlib.contextmanager
@@ -75,10 +77,10 @@ def guard(command: str) -> Iterator[None]:
         report_error(e)
         raise typer.Exit(EXIT_INPUT) from None
     except RecursionError:
-        stderr.print("error: input is nested too deeply to process")
+        stderr_console().print("error: input is nested too deeply to process")
         raise typer.Exit(EXIT_INPUT) from None
     except MemoryError:
-        stderr.print("error: out of memory while reading the input")
+        stderr_console().print("error: out of memory while reading the input")
         raise typer.Exit(EXIT_INPUT) from None
     except Exception as e:
         report_internal(e, command)

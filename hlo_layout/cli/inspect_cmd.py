@@ -16,7 +16,7 @@ from hlo_layout.cli.common import (
 )
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.report.model import inspect_json, module_summary
-from hlo_layout.syntax.parse import parse_file_modules
+from hlo_layout.syntax.parse import HloInputError, parse_file_modules
 from hlo_layout.syntax.tree import Module
 
 
@@ -36,7 +36,10 @@ def inspect(
         failed = False
         for path in dumps:
             try:
-                modules.extend((str(path), m) for m in parse_file_modules(path))
+                found = parse_file_modules(path)
+                if not found:
+                    raise HloInputError(f"{path}: no HLO module, computation or instruction found")
+                modules.extend((str(path), m) for m in found)
             except HloLayoutError as e:
                 report_error(e)
                 failed = True

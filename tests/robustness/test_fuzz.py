@@ -1,0 +1,45 @@
+"""Mutated real dumps: every outcome is a tree or one clean HloLayoutError, quickly.
+
+Bounded for CI (a few hundred inputs); `python benchmarks/fuzz_long.py` runs the long version.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from hlo_layout.cli import app
+from hlo_layout.errors import HloLayoutError
+from hlo_layout.syntax import parse_modules
+from tests.robustness.mutations import mutated_dumps
+
+runner = CliRunner()
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@given(mutated_dumps())
+def test_parser_never_crashes(text: str) -> None:
+    start = time.perf_counter()
+    try:
+        parse_modules(text, "fuzz.hlo")
+    except HloLayoutError as e:
+        rendered = str(e)
+        assert rendered and "Traceback" not in rendered
+    assert time.perf_counter() - start < 2.0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(mutated_dumps(), st.sampled_from([["-f", "json"], []]))
+def test_inspect_exits_cleanly(tmp_path_factory, text: str, extra: list[str]) -> None:
+    path: Path = tmp_path_factory.mktemp("fuzz") / "dump.txt"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    result = runner.invoke(app, ["inspect", str(path), *extra])
+    assert result.exit_code in (0, 3), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    if result.exit_code == 3:
+        first = result.stderr.splitlines()[0]
+        assert first.startswith(str(path)) or first.startswith("error:"), first

@@ -14,11 +14,13 @@ class Source:
 
     text: str = field(repr=False)
     name: str = "<string>"
+    #: Line number of the text's first line in its file (a streamed chunk starts mid-file).
+    first_line: int = 1
 
     def location(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset."""
         offset = max(0, min(offset, len(self.text)))
-        line = self.text.count("\n", 0, offset) + 1
+        line = self.text.count("\n", 0, offset) + self.first_line
         line_start = self.text.rfind("\n", 0, offset) + 1
         return line, offset - line_start + 1
 

@@ -40,6 +40,7 @@ DumpArgs = Annotated[
     typer.Argument(help="HLO text dump(s): *.txt, *.hlo, also .gz.", show_default=False),
 ]
 
+
 def stderr_console() -> Any:
     """Bound to the current sys.stderr at each call (test runners swap it)."""
     return make_console(sys.stderr, soft_wrap=True)
@@ -71,8 +72,13 @@ def guard(command: str) -> Iterator[None]:
     """Input errors → message + exit 3; anything unexpected → 'this is a bug' + exit 4."""
     try:
         yield
-    except (typer.Exit, typer.Abort, SystemExit):
-        raise
+    except (typer.Exit, typer.Abort, SystemExit, typer.TyperException):
+        raise  # exits and usage errors (exit 2) are Typer's to report
+    except BrokenPipeError:
+        # The reader went away (`| head`): not an error of ours or of the input.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(EXIT_OK) from None
     except HloLayoutError as e:
         report_error(e)
         raise typer.Exit(EXIT_INPUT) from None
@@ -85,3 +91,14 @@ def guard(command: str) -> Iterator[None]:
     except Exception as e:
         report_internal(e, command)
         raise typer.Exit(EXIT_INTERNAL) from None
+
+
+ComputationOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--computation",
+        "-c",
+        help="Report on this computation only (its parameters, root and values).",
+        show_default=False,
+    ),
+]

@@ -578,7 +578,21 @@ def _detect_unused(
             candidates.append((expr, vs))
             continue
         unused -= vs
-    dead = [expr for expr, vs in candidates if only_unused(vs)]
+    # XLA checks the candidates once more but does not mark their variables as used, so with
+    # `s0 - rt0 in [1, 1]` and `d0 + rt0 in [0, 0]` it would drop s0 from a kept constraint (it
+    # becomes 0 there). We repeat until no candidate gains a used variable.
+    changed = True
+    while changed:
+        changed = False
+        remaining = []
+        for expr, vs in candidates:
+            if only_unused(vs):
+                remaining.append((expr, vs))
+            else:
+                unused -= vs
+                changed = True
+        candidates = remaining
+    dead = [expr for expr, _ in candidates]
     if not removing_dims:
         unused = {v for v in unused if v.space is not VarSpace.DIM}
     if not removing_symbols:
@@ -633,6 +647,17 @@ def remove_unused_symbols(m: IndexingMap) -> IndexingMap:
         return m
     unused, dead = _detect_unused(m, removing_dims=False, removing_symbols=True)
     return _compress_vars(m, unused, dead)
+
+
+def unused_symbols(m: IndexingMap) -> frozenset[AffineExpr]:
+    """The range and rt vars `remove_unused_symbols` drops (XLA returns them as a bit vector).
+
+    Callers that keep data per rt var (an operand's runtime-variable sources) prune it with this.
+    """
+    if m.is_undefined or m.num_symbols == 0:
+        return frozenset()
+    unused, _ = _detect_unused(m, removing_dims=False, removing_symbols=True)
+    return frozenset(unused)
 
 
 def remove_unused_vars(m: IndexingMap) -> IndexingMap:

@@ -4,7 +4,8 @@ Mirrors xla/hlo/analysis/indexing_map_serialization.cc and symbolic_map_serializ
 (indexing.md §1). The printer emits XLA's current one-line form exactly, so printed maps can be
 compared with XLA's tests the way XLA compares them: with all whitespace removed (`same_text`).
 The parser reads the current form, the legacy forms (`floordiv`, multi-line domains without commas,
-a trailing `is_simplified: …`) and the odd spacing XLA's tests use.
+a trailing `is_simplified: …`) and the odd spacing XLA's tests use. Not read: the 2024 form that
+listed runtime variables as symbols followed by an inline `hlo: %x = …` instruction and its map.
 
 NOTE: [parse semantics] Expressions are built the way XLA's `ParseSymbolicExpr` builds them: every
 operator goes through the cheap smart constructor (`binary`), `a - b` is `a + (-b)` and `-b` is
@@ -575,7 +576,8 @@ def parse_indexing_map(text: str) -> IndexingMap:
     declared variable in order, then `expr in [lo, hi]` constraints; commas between items are
     optional and whitespace is ignored. Floor division is `/`, `floordiv` or `floorDiv`.
     The map is built as XLA's constructor does (constraints on a bare variable narrow it, an empty
-    interval makes the map KNOWN EMPTY). Example:
+    interval makes the map KNOWN EMPTY). The text `KNOWN EMPTY` carries no variable counts, so it
+    parses to an empty map without variables. Example:
     `parse_indexing_map("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 9], s0 in [0, 3]")`.
     Raises `IndexingParseError` with the offset, line and column of the first bad token.
     """

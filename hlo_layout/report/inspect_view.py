@@ -1,4 +1,4 @@
-"""The human view of `inspect`: a module summary (counts, entry signature)."""
+"""The human view of `inspect`: a module summary (counts, fusion kinds) and where memory goes."""
 
 from __future__ import annotations
 
@@ -9,9 +9,19 @@ from rich.console import Group, RenderableType, group
 from rich.table import Table
 from rich.text import Text
 
+from hlo_layout.layout.module_memory import MemoryReport
+from hlo_layout.report.memory_view import render_memory
+
 
 def _counts(title: str, rows: list[tuple[str, int]], top: int, style: str) -> Table:
-    table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
+    table = Table(
+        title=title,
+        title_justify="left",
+        show_header=False,
+        box=None,
+        pad_edge=False,
+        min_width=len(title),
+    )
     table.add_column(style=style)
     table.add_column(justify="right", style="hlo.count")
     for key, count in rows[:top]:
@@ -23,7 +33,9 @@ def _counts(title: str, rows: list[tuple[str, int]], top: int, style: str) -> Ta
 
 
 @group()
-def _module(summary: dict[str, Any], file: str, top: int) -> Iterator[RenderableType]:
+def _module(
+    summary: dict[str, Any], file: str, top: int, report: MemoryReport | None
+) -> Iterator[RenderableType]:
     name = summary["module"] or "(no module header)"
     head = Text.assemble(("module ", "hlo.muted"), (name, "hlo.name"), ("  " + file, "hlo.muted"))
     yield head
@@ -31,26 +43,24 @@ def _module(summary: dict[str, Any], file: str, top: int) -> Iterator[Renderable
     yield Text(
         f"{summary['computations']:,} computations ({by_kind}), "
         f"{summary['instructions']:,} instructions"
+        + (f"; entry {summary['entry']}" if summary["entry"] else "")
     )
-    if summary["entry"] is not None:
-        entry = Table(
-            title=f"entry {summary['entry']}", title_justify="left", box=None, pad_edge=False
-        )
-        entry.add_column("parameter", style="hlo.name")
-        entry.add_column("shape", style="hlo.shape")
-        for name, shape in summary["entry_parameters"][:top]:
-            entry.add_row(name, shape)
-        hidden = len(summary["entry_parameters"]) - top
-        if hidden > 0:
-            entry.add_row(Text(f"… {hidden} more", style="hlo.muted"), "")
-        entry.add_row(Text("result", style="bold"), summary["entry_result"] or "")
-        yield entry
     yield _counts("opcodes", summary["opcodes"], top, "hlo.opcode")
     if summary["fusions_by_kind"]:
         yield _counts("fusions by kind", summary["fusions_by_kind"], top, "hlo.opcode")
     yield Text("")
+    if report is not None:
+        yield render_memory(report, top)
+        yield Text("")
 
 
-def render_inspect(summaries: list[tuple[str, dict[str, Any]]], top: int) -> RenderableType:
-    """All modules of one `inspect` call, one block each."""
-    return Group(*(_module(summary, file, top) for file, summary in summaries))
+def render_inspect(
+    summaries: list[tuple[str, dict[str, Any]]],
+    top: int,
+    reports: list[MemoryReport | None] | None = None,
+) -> RenderableType:
+    """All modules of one `inspect` call, one block each (with its memory report when given)."""
+    reports = reports or [None] * len(summaries)
+    return Group(
+        *(_module(summary, file, top, r) for (file, summary), r in zip(summaries, reports))
+    )

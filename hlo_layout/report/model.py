@@ -2,6 +2,8 @@
 
 Both renderers (Rich in `report/inspect_view.py`, JSON in the CLI) read this model; neither looks
 at the tree again. Keys are stable and documented in the README (CI users script against them).
+Byte figures come from `hlo_layout.layout` (ShapeUtil::ArraySize semantics) through the memory
+model (`hlo_layout/layout/module_memory.py`).
 """
 
 from __future__ import annotations
@@ -9,36 +11,34 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from hlo_layout.syntax.printer import print_shape
-from hlo_layout.syntax.shape import Shape
+from hlo_layout.layout.buffer_assignment import BufferAssignment
+from hlo_layout.layout.module_memory import LeafRow, MemoryReport, ShapeFacts, memory_report
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
 #: Bumped when a key changes meaning or disappears (adding keys does not bump it).
 SCHEMA_VERSION = 1
 
 
-class _ShapeText:
-    """XLA's text for each distinct shape, computed once (a dump repeats a few hundred shapes)."""
-
-    def __init__(self) -> None:
-        self._cache: dict[Shape, str] = {}
-
-    def __call__(self, shape: Shape) -> str:
-        text = self._cache.get(shape)
-        if text is None:
-            text = self._cache[shape] = print_shape(shape, default_layout=True)
-        return text
+#: XLA's text and footprint per distinct shape object (see ShapeFacts).
+_ShapeText = ShapeFacts
 
 
 def instruction_json(instruction: Instruction, shape_text: _ShapeText) -> dict[str, Any]:
     """One instruction: `name`, `opcode`, `shape` (XLA's spelling, default layouts filled in),
-    `operands` (names, `x#1` kept), `is_root`, `attributes` (key → raw text, unknown ones too)."""
+    `operands` (names, `x#1` kept), `is_root`, the byte figures of its shape (`logical_bytes`,
+    `physical_bytes`, `padding_bytes`: array leaves summed, null when unknown) and its
+    `memory_space` (null for a tuple whose leaves differ), `attributes` (key → raw text)."""
+    logical, physical, padding, space = shape_text.figures(instruction.shape)
     out: dict[str, Any] = {
         "name": instruction.name,
         "opcode": instruction.opcode,
         "shape": shape_text(instruction.shape),
         "operands": [o.ref for o in instruction.operands],
         "is_root": instruction.is_root,
+        "logical_bytes": logical,
+        "physical_bytes": physical,
+        "padding_bytes": padding,
+        "memory_space": space,
     }
     if instruction.parameter_number is not None:
         out["parameter_number"] = instruction.parameter_number
@@ -52,34 +52,150 @@ def instruction_json(instruction: Instruction, shape_text: _ShapeText) -> dict[s
 
 
 def computation_json(
-    module: Module, computation: Computation, shape_text: _ShapeText
+    module: Module,
+    computation: Computation,
+    shape_text: _ShapeText,
+    entry: Computation | None = None,
 ) -> dict[str, Any]:
+    """One computation; `entry` saves looking the ENTRY up again for each computation."""
+    if entry is None:
+        entry = module.entry
     return {
         "name": computation.name,
-        "kind": module.kind(computation),
-        "is_entry": computation is module.entry,
+        "kind": "entry" if computation is entry else module.kind(computation),
+        "is_entry": computation is entry,
         "instructions": [instruction_json(i, shape_text) for i in computation.instructions],
     }
 
 
-def module_json(module: Module, file: str | None = None) -> dict[str, Any]:
-    """One module object of `inspect --format json`."""
+def leaf_json(row: LeafRow) -> dict[str, Any]:
+    """One array of an entry parameter or output: `name`, `index` (ShapeIndex), `shape`, bytes,
+    `memory_space` (and `parameter_number` for parameters)."""
+    out: dict[str, Any] = {"name": row.name}
+    if row.parameter_number is not None:
+        out["parameter_number"] = row.parameter_number
+    out.update(
+        index=list(row.index),
+        shape=row.shape,
+        logical_bytes=row.logical_bytes,
+        physical_bytes=row.physical_bytes,
+        padding_bytes=row.padding_bytes,
+        memory_space=row.memory_space,
+    )
+    return out
+
+
+def allocations_json(report: MemoryReport) -> dict[str, Any] | None:
+    """The compiler's buffer assignment as read, when there was one."""
+    summary = report.allocations
+    if summary is None:
+        return None
+    return {
+        "file": summary.file,
+        "total_bytes": summary.total_bytes,
+        "colors": [
+            {"color": c.color, "allocations": c.allocations, "bytes": c.bytes}
+            for c in summary.colors
+        ],
+        "values_checked": summary.values_checked,
+        "values_matching": summary.values_checked - len(summary.mismatches),
+        "allocations": [
+            {
+                "index": a.index,
+                "size": a.size,
+                "color": a.color,
+                "kind": a.kind,
+                "parameter_number": a.parameter_number,
+                "values": [
+                    {
+                        "name": v.name,
+                        "index": list(v.index),
+                        "size": v.size,
+                        "offset": v.offset,
+                        "shape": v.shape,
+                    }
+                    for v in a.values
+                ],
+            }
+            for a in sorted(summary.allocations, key=lambda a: a.index)
+        ],
+    }
+
+
+def memory_json(report: MemoryReport) -> dict[str, Any]:
+    """The per-module memory keys: `entry_parameters`, `entry_outputs`,
+    `entry_output_table_bytes`, `totals` (per memory space) and, with a buffer assignment,
+    `buffer_assignment`."""
+    out: dict[str, Any] = {
+        "entry_parameters": [leaf_json(r) for r in report.entry_parameters],
+        "entry_outputs": [leaf_json(r) for r in report.entry_outputs],
+        "entry_output_table_bytes": report.output_pointer_table_bytes,
+        "totals": [
+            {
+                "memory_space": t.memory_space,
+                "name": t.name,
+                "values": t.values,
+                "logical_bytes": t.logical_bytes,
+                "physical_bytes": t.physical_bytes,
+                "padding_bytes": t.padding_bytes,
+                **({"unknown_values": t.unknown_values} if t.unknown_values else {}),
+            }
+            for t in report.totals
+        ],
+    }
+    allocations = allocations_json(report)
+    if allocations is not None:
+        out["buffer_assignment"] = allocations
+    return out
+
+
+def module_json(
+    module: Module,
+    file: str | None = None,
+    *,
+    computation: str | None = None,
+    assignment: BufferAssignment | None = None,
+    report: MemoryReport | None = None,
+) -> dict[str, Any]:
+    """One module object of `inspect --format json` (only `computation` when one is named)."""
     shape_text = _ShapeText()
     entry = module.entry
+    if report is None:
+        report = memory_report(module, computation=computation, assignment=assignment)
+    computations = [c for c in module.computations if computation is None or c.name == computation]
     return {
         "module": module.name,
         "file": file,
         "entry": entry.name if entry is not None else None,
         "attributes": {a.key: a.raw for a in module.attributes},
-        "computations": [computation_json(module, c, shape_text) for c in module.computations],
+        "computations": [computation_json(module, c, shape_text, entry) for c in computations],
+        **memory_json(report),
     }
 
 
-def inspect_json(modules: list[tuple[str, Module]]) -> dict[str, Any]:
-    """The whole `inspect --format json` document for (file, module) pairs."""
+def inspect_json(
+    modules: list[tuple[str, Module]],
+    *,
+    computation: str | None = None,
+    assignments: dict[int, BufferAssignment] | None = None,
+    reports: dict[int, MemoryReport] | None = None,
+) -> dict[str, Any]:
+    """The whole `inspect --format json` document for (file, module) pairs; `assignments` and
+    `reports` are keyed by the pair's position."""
+    assignments = assignments or {}
+    reports = reports or {}
     return {
         "schema_version": SCHEMA_VERSION,
-        "modules": [module_json(m, file) for file, m in modules],
+        "modules": [
+            module_json(
+                m,
+                file,
+                computation=computation,
+                assignment=assignments.get(n),
+                report=reports.get(n),
+            )
+            for n, (file, m) in enumerate(modules)
+        ],
     }
 
 
@@ -92,9 +208,10 @@ def module_summary(module: Module) -> dict[str, Any]:
         kinds[module.kind(computation)] += 1
         for instruction in computation.instructions:
             opcodes[instruction.opcode] += 1
-            kind = instruction.fusion_kind
-            if kind is not None:
-                fusion_kinds[kind] += 1
+            if instruction.opcode == "fusion":  # only then split the attributes for `kind=`
+                kind = instruction.fusion_kind
+                if kind is not None:
+                    fusion_kinds[kind] += 1
     entry = module.entry
     shape_text = _ShapeText()
     return {

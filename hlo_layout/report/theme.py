@@ -22,6 +22,14 @@ THEME = Theme(
         "hlo.error": "bold red",
         "hlo.caret": "bold red",
         "hlo.ok": "bold green",
+        # `layout --grid`: one background per first-level tile (cycled), padding cells dimmed.
+        "hlo.tile0": "black on cyan",
+        "hlo.tile1": "black on yellow",
+        "hlo.tile2": "black on green",
+        "hlo.tile3": "black on magenta",
+        "hlo.tile4": "black on blue",
+        "hlo.tile5": "black on red",
+        "hlo.pad": "dim",
     }
 )
 

@@ -23,6 +23,12 @@ from hlo_layout.syntax.shape import (
     TokenShape,
     TupleShape,
 )
+from hlo_layout.syntax.sharding import (
+    Sharding,
+    TileAssignment,
+    instruction_sharding,
+    parse_sharding,
+)
 from hlo_layout.syntax.tree import (
     Attribute,
     Computation,
@@ -51,15 +57,19 @@ __all__ = [
     "Section",
     "SectionEntry",
     "Shape",
+    "Sharding",
     "SplitConfig",
     "Tile",
+    "TileAssignment",
     "TokenShape",
     "TupleShape",
+    "instruction_sharding",
     "parse",
     "parse_file",
     "parse_file_modules",
     "parse_modules",
     "parse_shape",
+    "parse_sharding",
     "parse_value",
     "read_text",
 ]

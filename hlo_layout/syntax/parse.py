@@ -132,7 +132,12 @@ def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0)
 
 
 def parse_modules(
-    text: str, name: str = "<string>", *, engine: str = "auto", verify: bool = True
+    text: str,
+    name: str = "<string>",
+    *,
+    engine: str = "auto",
+    verify: bool = True,
+    first_line: int = 1,
 ) -> tuple[Module, ...]:
     """Every module in `text` (a dump may hold several; a snippet gives one header-less module).
 
@@ -143,7 +148,7 @@ def parse_modules(
     from hlo_layout.syntax.scan import ScanFallback, scan_modules
     from hlo_layout.syntax.verify import check
 
-    source = Source(text, name)
+    source = Source(text, name, first_line)
     modules: tuple[Module, ...] | None = None
     if engine != "lark":
         try:

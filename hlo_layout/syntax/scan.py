@@ -236,6 +236,7 @@ def _fast_instruction(
     if m is None:
         return None
     root, name, shape_text, opcode, inner, tail = m.groups()
+    opcode = _OPCODES.setdefault(opcode, opcode)  # one string per opcode, not per instruction
     literal = None
     number = None
     operands: tuple[Operand, ...] = ()
@@ -266,6 +267,7 @@ def _fast_instruction(
 
 
 _WORD_LITERAL = re.compile(_BARE_NAME)
+_OPCODES: dict[str, str] = {}
 _INT = re.compile(r"-?[0-9]+")
 
 

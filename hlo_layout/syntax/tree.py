@@ -193,8 +193,10 @@ class Instruction(NamedTuple):
 
     @property
     def fusion_kind(self) -> str | None:
+        if self.opcode != "fusion":
+            return None  # never split the attributes of the many non-fusion instructions
         a = self.attr("kind")
-        return a.raw if a is not None and self.opcode == "fusion" else None
+        return a.raw if a is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,10 +302,12 @@ class Module:
     @property
     def entry(self) -> Computation | None:
         """The ENTRY computation; XLA takes the last one when none is marked."""
-        for c in self.computations:
-            if c.is_entry:
-                return c
-        return self.computations[-1] if self.computations else None
+        if "entry" not in self._cache:
+            found = next((c for c in self.computations if c.is_entry), None)
+            if found is None and self.computations:
+                found = self.computations[-1]
+            self._cache["entry"] = found
+        return self._cache["entry"]  # type: ignore[return-value]
 
     @property
     def callers(self) -> dict[str, tuple[tuple[Computation, Instruction], ...]]:

@@ -103,3 +103,94 @@ def test_gzip_input(tmp_path: Path) -> None:
 def test_version() -> None:
     result = run("--version")
     assert result.returncode == 0 and result.stdout.startswith("hlo-layout ")
+
+
+# --- memory: byte figures, entry signature, totals, buffer assignment ------------------------
+
+LIBTPU_V5E = CORPUS / "libtpu-v5e"
+
+
+def _json(*args: str) -> dict:
+    result = runner.invoke(app, ["inspect", *args, "-f", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_json_instruction_byte_keys() -> None:
+    (module,) = _json(str(SAMPLE))["modules"]
+    for computation in module["computations"]:
+        for instruction in computation["instructions"]:
+            assert {"logical_bytes", "physical_bytes", "padding_bytes", "memory_space"} <= set(
+                instruction
+            )
+            if instruction["physical_bytes"] is not None:
+                assert instruction["padding_bytes"] == (
+                    instruction["physical_bytes"] - instruction["logical_bytes"]
+                )
+
+
+def test_json_entry_parameters_equal_memory_analysis() -> None:
+    analysis = json.loads((LIBTPU_V5E / "memory_analysis.json").read_text())["memory_analysis"]
+    for program, figures in sorted(analysis.items()):
+        dump = LIBTPU_V5E / program / f"{program}.after_optimizations.txt"
+        (module,) = _json(str(dump))["modules"]
+        params = module["entry_parameters"]
+        assert all({"name", "index", "shape", "memory_space"} <= set(p) for p in params)
+        assert sum(p["physical_bytes"] for p in params) == (
+            figures["argument_size_in_bytes"] + figures["host_argument_size_in_bytes"]
+        )
+        outputs = module["entry_outputs"]
+        device = sum(o["physical_bytes"] for o in outputs if o["memory_space"] != 5)
+        table = module["entry_output_table_bytes"]
+        assert device + table == figures["output_size_in_bytes"], program
+
+
+def test_json_totals_and_buffer_assignment_found_beside_the_dump() -> None:
+    (module,) = _json(str(SAMPLE))["modules"]
+    totals = module["totals"]
+    assert [t["memory_space"] for t in totals] == sorted(t["memory_space"] for t in totals)
+    assert {t["name"] for t in totals} >= {"default", "fast"}
+    ba = module["buffer_assignment"]
+    assert ba["file"].endswith("transformer.buffer-assignment.txt")
+    assert ba["values_checked"] > 0 and ba["values_matching"] == ba["values_checked"]
+    assert ba["total_bytes"] == sum(a["size"] for a in ba["allocations"])
+
+
+def test_buffers_option_and_its_usage_error(tmp_path: Path) -> None:
+    ba = SAMPLE.with_name("transformer.buffer-assignment.txt")
+    copy = tmp_path / "dump.txt"
+    copy.write_text(SAMPLE.read_text())
+    (module,) = _json(str(copy))["modules"]
+    assert "buffer_assignment" not in module  # nothing beside the copy
+    (module,) = _json(str(copy), "--buffers", str(ba))["modules"]
+    assert module["buffer_assignment"]["values_matching"] > 0
+    assert run("inspect", str(SAMPLE), str(copy), "--buffers", str(ba)).returncode == 2
+
+
+def test_computation_option() -> None:
+    tree = parse_file(SAMPLE)
+    fusion = next(c for c in tree.computations if tree.kind(c) == "fusion")
+    (module,) = _json(str(SAMPLE), "--computation", fusion.name)["modules"]
+    assert [c["name"] for c in module["computations"]] == [fusion.name]
+    assert len(module["entry_parameters"]) == len(fusion.parameter_instructions)
+    result = run("inspect", str(SAMPLE), "--computation", "no-such-computation")
+    assert result.returncode == 2 and "no-such-computation" in result.stderr
+
+
+def test_text_view_memory_sections() -> None:
+    dump = LIBTPU_V5E / "elementwise_odd_shapes" / "elementwise_odd_shapes.after_optimizations.txt"
+    result = run("inspect", str(dump), "--top", "3")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    sections = (
+        "entry parameters",
+        "entry outputs",
+        "largest buffers",
+        "padding by tiling pattern",
+        "values by memory space",
+        "compiler allocations",
+    )
+    for section in sections:
+        assert section in out, section
+    assert "expansion" in out and "KiB" in out
+    assert result.stderr == ""  # no progress bar when stderr is not a terminal

@@ -1,0 +1,1 @@
+"""CI gates over compiler dumps: metrics per module, rules over metrics, baselines, diffs."""

@@ -1,0 +1,48 @@
+"""The byte figures of a module for budgets, read off the module memory report.
+
+One definition of "which values count" serves `inspect` and `check`: see NOTE: [which values
+count] in `hlo_layout/layout/module_memory.py`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hlo_layout.check.metrics import Buffer
+from hlo_layout.layout.buffer_assignment import read_buffer_assignment
+from hlo_layout.layout.module_memory import LeafRow, memory_report
+from hlo_layout.syntax.tree import Module
+
+#: How many of the largest buffers a ModuleMetrics keeps.
+KEEP_LARGEST = 20
+
+
+def _buffer(row: LeafRow) -> Buffer:
+    name = row.name if not row.index else f"{row.name}{{{','.join(map(str, row.index))}}}"
+    return Buffer(
+        name,
+        row.computation or "",
+        row.shape,
+        row.physical_bytes or 0,
+        row.logical_bytes or 0,
+        row.memory_space,
+    )
+
+
+def memory_figures(module: Module, buffer_assignment: Path | str | None = None) -> dict[str, Any]:
+    """Argument/output bytes, bytes per memory space, padding, largest buffers, allocations."""
+    assignment = read_buffer_assignment(buffer_assignment) if buffer_assignment else None
+    report = memory_report(module, assignment=assignment, top=KEEP_LARGEST)
+    params = [_buffer(r) for r in report.entry_parameters]
+    outputs = [_buffer(r) for r in report.entry_outputs]
+    return {
+        "argument_bytes": sum(b.physical_bytes for b in params),
+        "output_bytes": sum(b.physical_bytes for b in outputs),
+        "space_bytes": {t.memory_space: t.physical_bytes for t in report.totals},
+        "logical_bytes": sum(t.logical_bytes for t in report.totals),
+        "physical_bytes": sum(t.physical_bytes for t in report.totals),
+        "largest": tuple(_buffer(r) for r in report.buffers),
+        "entry_buffers": tuple(params + outputs),
+        "allocation_bytes": report.allocations.total_bytes if report.allocations else None,
+    }

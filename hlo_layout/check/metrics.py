@@ -1,0 +1,127 @@
+"""The figures a CI gate compares: one frozen ModuleMetrics per module, all plain numbers.
+
+Structure comes from the tree; bytes come from the layout engine (`hlo_layout.layout`), and the
+allocation total from the compiler's buffer assignment when one sits beside the dump. Rules and
+baselines read only this model, so `check` and `diff` agree by construction.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hlo_layout.syntax.tree import Module
+
+#: Opcodes counted as copies (a layout change or a move between memory spaces).
+COPY_OPCODES = frozenset({"copy", "copy-start"})
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """One array the module holds: where it is defined and its footprint."""
+
+    name: str  # instruction name, with `{i}` for a tuple leaf
+    computation: str
+    shape: str
+    physical_bytes: int
+    logical_bytes: int
+    memory_space: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleMetrics:
+    """Everything `check` and `diff` know about one module."""
+
+    module: str
+    file: str
+    instructions: int
+    computations: int
+    fusions: int
+    copies: int
+    custom_calls: int
+    opcodes: dict[str, int] = field(hash=False)
+    fusion_kinds: dict[str, int] = field(hash=False)
+    custom_call_targets: dict[str, int] = field(hash=False)
+    argument_bytes: int = 0
+    output_bytes: int = 0
+    #: Physical bytes of every value defined in the module, per memory space number.
+    space_bytes: dict[int, int] = field(default_factory=dict, hash=False)
+    logical_bytes: int = 0
+    physical_bytes: int = 0
+    largest: tuple[Buffer, ...] = ()
+    #: Entry parameters and outputs as (name, shape, physical bytes, memory space).
+    entry_buffers: tuple[Buffer, ...] = ()
+    allocation_bytes: int | None = None
+
+    @property
+    def padding_bytes(self) -> int:
+        return self.physical_bytes - self.logical_bytes
+
+    @property
+    def padding_percent(self) -> float:
+        """Share of the physical bytes that is padding (0 when nothing is stored)."""
+        if not self.physical_bytes:
+            return 0.0
+        return 100.0 * self.padding_bytes / self.physical_bytes
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "module": self.module,
+            "file": self.file,
+            "instructions": self.instructions,
+            "computations": self.computations,
+            "fusions": self.fusions,
+            "copies": self.copies,
+            "custom_calls": self.custom_calls,
+            "argument_bytes": self.argument_bytes,
+            "output_bytes": self.output_bytes,
+            "space_bytes": {str(k): v for k, v in sorted(self.space_bytes.items())},
+            "logical_bytes": self.logical_bytes,
+            "physical_bytes": self.physical_bytes,
+            "padding_bytes": self.padding_bytes,
+            "padding_percent": round(self.padding_percent, 3),
+            "largest_buffer_bytes": self.largest[0].physical_bytes if self.largest else 0,
+            "allocation_bytes": self.allocation_bytes,
+            "opcodes": dict(sorted(self.opcodes.items())),
+            "fusion_kinds": dict(sorted(self.fusion_kinds.items())),
+        }
+
+
+def structure_counts(module: Module) -> dict[str, object]:
+    """Instruction, fusion, copy and custom-call counts of a module."""
+    opcodes: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    targets: Counter[str] = Counter()
+    for computation in module.computations:
+        for instruction in computation.instructions:
+            opcodes[instruction.opcode] += 1
+            if instruction.opcode == "fusion":
+                kinds[instruction.fusion_kind or "?"] += 1
+            elif instruction.opcode == "custom-call":
+                target = instruction.attr("custom_call_target")
+                targets[target.raw.strip('"') if target else "?"] += 1
+    return {
+        "instructions": sum(opcodes.values()),
+        "computations": len(module.computations),
+        "fusions": opcodes["fusion"],
+        "copies": sum(opcodes[o] for o in COPY_OPCODES),
+        "custom_calls": opcodes["custom-call"],
+        "opcodes": dict(opcodes),
+        "fusion_kinds": dict(kinds),
+        "custom_call_targets": dict(targets),
+    }
+
+
+def module_metrics(module: Module, file: str, buffers: str | Path | None = None) -> ModuleMetrics:
+    """All figures of one module; `buffers` is the path of the compiler's buffer assignment."""
+    from hlo_layout.check.memory import memory_figures
+
+    counts = structure_counts(module)
+    memory = memory_figures(module, buffers)
+    return ModuleMetrics(
+        module=module.name or "(snippet)",
+        file=file,
+        **counts,  # type: ignore[arg-type]
+        **memory,
+    )

@@ -1,0 +1,101 @@
+"""`hlo-layout layout SHAPE...`: what a shape string means in memory."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from hlo_layout.cli.app import app
+from hlo_layout.cli.common import (
+    EXIT_INPUT,
+    FormatOpt,
+    OutputFormat,
+    emit_json,
+    guard,
+    stderr_console,
+    stdout_console,
+)
+from hlo_layout.report.layout_model import explain_shape, layout_json
+
+ShapeArgs = Annotated[
+    list[str],
+    typer.Argument(
+        help="Shapes as XLA prints them, e.g. 'bf16[3,5]{1,0:T(8,128)(2,1)}' (quote them), "
+        "or - to read one per line from stdin.",
+        show_default=False,
+    ),
+]
+AtOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--at", help="A logical index such as 2,3: print the element's offset.", show_default=False
+    ),
+]
+CuteOpt = Annotated[
+    bool,
+    typer.Option("--cute", help="Also show each array's layout as a CuTe/TLA shape:stride layout."),
+]
+AxeOpt = Annotated[
+    bool, typer.Option("--axe", help="Also show each array's layout as an Axe layout (axis m).")
+]
+GridOpt = Annotated[
+    bool, typer.Option("--grid", help="Draw a small 1-D or 2-D shape's memory order as a grid.")
+]
+
+
+def _index(text: str | None) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in text.replace(" ", "").split(",") if x != "")
+    except ValueError:
+        raise typer.BadParameter(f"expected integers separated by commas, got {text!r}") from None
+
+
+def _inputs(shapes: list[str]) -> list[str]:
+    out: list[str] = []
+    for s in shapes:
+        if s == "-":
+            out.extend(
+                line.strip() for line in sys.stdin if line.strip() and not line.startswith("#")
+            )
+        else:
+            out.append(s)
+    return out
+
+
+@app.command()
+def layout(
+    shapes: ShapeArgs,
+    at: AtOpt = None,
+    grid: GridOpt = False,
+    cute: CuteOpt = False,
+    axe: AxeOpt = False,
+    output_format: FormatOpt = OutputFormat.text,
+) -> None:
+    """Explain shapes: dims, element bits, minor_to_major, tiles, the physical (tiled) shape,
+    logical / physical / padding bytes and the memory space.
+
+    [bold]--at 2,3[/bold] gives an element's offset; [bold]--grid[/bold] draws memory order like
+    the tiled-layout document's figures. [bold]--format json[/bold] prints a list, one object per
+    shape in input order.
+    """
+    index = _index(at)
+    with guard("layout"):
+        items = [explain_shape(s, at=index, grid=grid, cute=cute, axe=axe) for s in _inputs(shapes)]
+        if output_format is OutputFormat.json:
+            emit_json([layout_json(item) for item in items])
+        else:
+            from hlo_layout.report.layout_view import render_layouts
+
+            console = stdout_console()
+            for n, item in enumerate(items):  # one at a time: a long batch streams
+                if n:
+                    console.print()
+                console.print(render_layouts([item]))
+        failed = sum(item.error is not None for item in items)
+        if failed:
+            stderr_console().print(f"error: {failed} of {len(items)} shapes could not be explained")
+            raise typer.Exit(EXIT_INPUT)

@@ -1,0 +1,522 @@
+"""Where a module's memory goes: plain frozen data built from a parsed module (and, when there is
+one, the compiler's buffer assignment). `inspect` renders it (Rich in `report/memory_view.py`,
+JSON in `report/model.py`) and `check` budgets read it (`check/memory.py`).
+
+NOTE: [which values count] A dump does not say which values get buffers; XLA's dataflow analysis
+decides. We approximate it the way HloDataflowAnalysis defines values: instructions of the entry
+computation and of computations reached through control flow (`while`, `conditional`, `call`)
+count; fusion bodies and reducers (`to_apply`) do not (their values live in registers or scoped
+memory); instructions that forward an operand's buffer (get-tuple-element, bitcast, tuple, the
+`-done` half of async pairs, non-entry parameters) define nothing; the operand slot of
+`copy-start`, `async-start` and friends is forwarded too. Each value is counted once, with no
+liveness, so the totals are "bytes of values defined", not peak memory. With a buffer assignment
+beside the dump, the real allocations are shown next to them.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass
+from operator import itemgetter
+
+from hlo_layout.layout.buffer_assignment import BufferAssignment
+from hlo_layout.layout.memory_space import memory_space
+from hlo_layout.layout.padding import explain_padding, tiling_pattern
+from hlo_layout.layout.size import (
+    TPU_TABLE_ALIGNMENT,
+    ArrayBytes,
+    Footprint,
+    footprint,
+    pointer_table_bytes,
+)
+from hlo_layout.syntax.printer import print_shape
+from hlo_layout.syntax.shape import ArrayShape, Shape
+from hlo_layout.syntax.tree import Computation, Instruction, Module
+
+#: Opcodes whose result is (part of) an operand's buffer, so they define no new value.
+FORWARDING_OPCODES = frozenset(
+    {
+        "get-tuple-element",
+        "bitcast",
+        "tuple",
+        "while",
+        "call",
+        "conditional",
+        "optimization-barrier",
+        "domain",
+        "add-dependency",
+        "copy-done",
+        "async-done",
+        "async-update",
+        "send-done",
+        "recv-done",
+        "all-reduce-done",
+        "all-gather-done",
+        "collective-permute-done",
+    }
+)
+#: Tuple slots an async start forwards from its operand (HloDataflowAnalysis' Update*ValueSet).
+FORWARDED_SLOTS = {
+    "copy-start": (1,),
+    "async-start": (0,),
+    "all-gather-start": (0,),
+    "collective-permute-start": (0,),
+    "send": (0,),
+}
+#: Callers whose called computations run as real code with buffers of their own.
+CONTROL_FLOW_OPCODES = frozenset({"while", "conditional", "call"})
+
+
+@dataclass(frozen=True, slots=True)
+class LeafRow:
+    """One array: of an entry parameter (`parameter_number`), of the entry result, or a value."""
+
+    name: str
+    index: tuple[int, ...]
+    shape: str
+    logical_bytes: int | None
+    physical_bytes: int | None
+    memory_space: int
+    opcode: str | None = None
+    computation: str | None = None
+    parameter_number: int | None = None
+
+    @property
+    def padding_bytes(self) -> int | None:
+        if self.logical_bytes is None or self.physical_bytes is None:
+            return None
+        return self.physical_bytes - self.logical_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class PaddingRow:
+    """One padded shape: how many values have it, its bytes each, and why it is padded."""
+
+    shape: str
+    values: int
+    logical_bytes: int
+    physical_bytes: int
+    reasons: tuple[str, ...]
+    example: str
+
+    @property
+    def padding_bytes(self) -> int:
+        return (self.physical_bytes - self.logical_bytes) * self.values
+
+    @property
+    def expansion(self) -> float:
+        return self.physical_bytes / self.logical_bytes if self.logical_bytes else 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class PaddingGroup:
+    """Padded values sharing a tiling pattern (`T(8,128)(2,1)`), worst shapes first."""
+
+    pattern: str
+    values: int
+    logical_bytes: int
+    physical_bytes: int
+    rows: tuple[PaddingRow, ...]
+
+    @property
+    def padding_bytes(self) -> int:
+        return self.physical_bytes - self.logical_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceTotal:
+    """Values and bytes in one memory space `S(n)`."""
+
+    memory_space: int
+    name: str
+    label: str
+    values: int
+    logical_bytes: int
+    physical_bytes: int
+    unknown_values: int = 0
+
+    @property
+    def padding_bytes(self) -> int:
+        return self.physical_bytes - self.logical_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SharedValue:
+    """A value placed in an allocation (from the buffer assignment)."""
+
+    name: str
+    index: tuple[int, ...]
+    size: int
+    offset: int
+    shape: str
+
+
+@dataclass(frozen=True, slots=True)
+class AllocationRow:
+    """One real allocation: size, color, what it is for, and the values that share it."""
+
+    index: int
+    size: int
+    color: int
+    kind: str
+    parameter_number: int | None
+    values: tuple[SharedValue, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ColorTotal:
+    color: int
+    label: str
+    allocations: int
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class SizeMismatch:
+    """An array value whose compiler size differs from ours (expected: none)."""
+
+    name: str
+    shape: str
+    compiler_bytes: int
+    our_bytes: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class AllocationSummary:
+    """What the compiler's buffer assignment says, and whether its sizes agree with ours."""
+
+    file: str
+    total_bytes: int
+    colors: tuple[ColorTotal, ...]
+    allocations: tuple[AllocationRow, ...]
+    values_checked: int
+    mismatches: tuple[SizeMismatch, ...]
+    unknown_instructions: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryReport:
+    """Where one module's memory goes. Row tuples are sorted; `buffers` holds the largest values
+    (`buffer_count` says how many there are in all); views truncate the rest."""
+
+    tpu: bool
+    scope: str | None
+    entry_parameters: tuple[LeafRow, ...]
+    entry_outputs: tuple[LeafRow, ...]
+    output_pointer_table_bytes: int
+    buffers: tuple[LeafRow, ...]
+    buffer_count: int
+    padding: tuple[PaddingGroup, ...]
+    totals: tuple[SpaceTotal, ...]
+    allocations: AllocationSummary | None = None
+
+
+class ShapeFacts:
+    """XLA's text and the footprint of each distinct shape object, computed once.
+
+    Keyed by object identity, not equality: the parser shares one object per distinct shape
+    text, and a frozen dataclass recomputes its (recursive) hash on every lookup, which costs more
+    than the footprint it would find. Each entry keeps its shape alive, so an id is never reused
+    while the cache lives.
+    """
+
+    def __init__(self) -> None:
+        self._text: dict[int, tuple[Shape, str]] = {}
+        self._footprint: dict[int, tuple[Shape, Footprint]] = {}
+        self._figures: dict[int, tuple[Shape, tuple]] = {}
+
+    def text(self, shape: Shape) -> str:
+        hit = self._text.get(id(shape))
+        if hit is None:
+            hit = self._text[id(shape)] = (shape, print_shape(shape, default_layout=True))
+        return hit[1]
+
+    __call__ = text
+
+    def footprint(self, shape: Shape) -> Footprint:
+        hit = self._footprint.get(id(shape))
+        if hit is None:
+            hit = self._footprint[id(shape)] = (shape, footprint(shape))
+        return hit[1]
+
+    def figures(self, shape: Shape) -> tuple[int | None, int | None, int | None, int | None]:
+        """(logical, physical, padding bytes, memory space) of a shape's footprint."""
+        hit = self._figures.get(id(shape))
+        if hit is None:
+            fp = self.footprint(shape)
+            figures = (fp.logical_bytes, fp.physical_bytes, fp.padding_bytes, fp.memory_space)
+            hit = self._figures[id(shape)] = (shape, figures)
+        return hit[1]
+
+
+def _tiled(arrays: tuple[ArrayBytes, ...]) -> bool:
+    """Tiled layouts appear only in TPU compiler output: that is how we tell a TPU dump."""
+    return any(a.shape.layout is not None and a.shape.layout.tiles for a in arrays)
+
+
+def buffer_computations(module: Module) -> tuple[Computation, ...]:
+    """The entry and every computation run through control flow (see NOTE: [which values count])."""
+    entry = module.entry
+    callers = module.callers
+    out = []
+    for computation in module.computations:
+        if computation is entry or any(
+            i.opcode in CONTROL_FLOW_OPCODES for _, i in callers.get(computation.name, ())
+        ):
+            out.append(computation)
+    return tuple(out)
+
+
+def defined_leaves(
+    instruction: Instruction,
+    *,
+    is_entry: bool,
+    measure: Callable[[Shape], Footprint] = footprint,
+) -> tuple[ArrayBytes, ...]:
+    """The array values an instruction defines (NOTE: [which values count])."""
+    opcode = instruction.opcode
+    if opcode in FORWARDING_OPCODES or (opcode == "parameter" and not is_entry):
+        return ()
+    arrays = measure(instruction.shape).arrays
+    slot = FORWARDED_SLOTS.get(opcode)
+    if slot is not None:
+        arrays = tuple(a for a in arrays if a.index[: len(slot)] != slot)
+    return arrays
+
+
+def _leaf_row(
+    name: str,
+    a: ArrayBytes,
+    text: ShapeFacts,
+    *,
+    opcode: str | None = None,
+    computation: str | None = None,
+    parameter_number: int | None = None,
+) -> LeafRow:
+    return LeafRow(
+        name,
+        a.index,
+        text(a.shape),
+        a.logical_bytes,
+        a.physical_bytes,
+        a.memory_space,
+        opcode,
+        computation,
+        parameter_number,
+    )
+
+
+def _padding_groups(padded: dict[int, list], facts: ShapeFacts) -> tuple[PaddingGroup, ...]:
+    """Group padded shapes (id → [shape, values, first value's name]) by tiling pattern."""
+    by_pattern: dict[str, dict[str, list]] = {}
+    for shape, count, first in padded.values():
+        text = facts.text(shape)
+        shapes = by_pattern.setdefault(tiling_pattern(shape), {})
+        entry = shapes.get(text)
+        if entry is None:
+            shapes[text] = [shape, count, first]
+        else:
+            entry[1] += count
+    groups = []
+    for pattern, shapes in by_pattern.items():
+        prows = []
+        for text, (shape, count, first) in shapes.items():
+            why = explain_padding(shape)
+            prows.append(
+                PaddingRow(text, count, why.logical_bytes, why.physical_bytes, why.reasons(), first)
+            )
+        prows.sort(key=lambda r: (-r.padding_bytes, r.shape))
+        groups.append(
+            PaddingGroup(
+                pattern,
+                sum(r.values for r in prows),
+                sum(r.logical_bytes * r.values for r in prows),
+                sum(r.physical_bytes * r.values for r in prows),
+                tuple(prows),
+            )
+        )
+    groups.sort(key=lambda g: (-g.padding_bytes, g.pattern))
+    return tuple(groups)
+
+
+def _totals(acc: dict[int, list[int]], tpu: bool) -> tuple[SpaceTotal, ...]:
+    out = []
+    for space, (n, logical, physical, unknown) in sorted(acc.items()):
+        info = memory_space(space, tpu=tpu)
+        out.append(SpaceTotal(space, info.name, info.label, n, logical, physical, unknown))
+    return tuple(out)
+
+
+def _allocation_summary(
+    assignment: BufferAssignment, module: Module, tpu: bool, text: ShapeFacts
+) -> AllocationSummary:
+    names = {i.name for c in module.computations for i in c.instructions}
+    colors = tuple(
+        ColorTotal(
+            color,
+            f"S({color}) {memory_space(color, tpu=True).label}" if tpu else f"color {color}",
+            n,
+            b,
+        )
+        for color, n, b in assignment.bytes_by_color()
+    )
+    rows = []
+    checked = 0
+    mismatches = []
+    unknown = 0
+    for allocation in assignment.allocations:
+        shared = []
+        for v in allocation.values:
+            shape = v.shape
+            if v.instruction not in names:
+                unknown += 1
+            if isinstance(shape, ArrayShape):
+                checked += 1
+                ours = text.footprint(shape).physical_bytes
+                if ours != v.size:
+                    mismatches.append(SizeMismatch(v.instruction, v.shape_text, v.size, ours))
+            shared.append(SharedValue(v.instruction, v.index, v.size, v.offset, text(shape)))
+        shared.sort(key=lambda s: (-s.size, s.name, s.index))
+        rows.append(
+            AllocationRow(
+                allocation.index,
+                allocation.size,
+                allocation.color,
+                allocation.kind,
+                allocation.parameter_number,
+                tuple(shared),
+            )
+        )
+    rows.sort(key=lambda r: (-r.size, r.index))
+    return AllocationSummary(
+        assignment.name,
+        assignment.total_bytes,
+        colors,
+        tuple(rows),
+        checked,
+        tuple(mismatches),
+        unknown,
+    )
+
+
+def memory_report(
+    module: Module,
+    *,
+    computation: str | None = None,
+    assignment: BufferAssignment | None = None,
+    top: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> MemoryReport:
+    """Build the memory report of a module, or of one computation of it (`computation`).
+
+    `buffers` keeps the `top` largest values (all of them when `top` is None); totals and padding
+    always cover every value. `progress(done, total)` is called once per computation measured.
+    Raises KeyError when `computation` names no computation of the module.
+    """
+    facts = ShapeFacts()
+    entry = module.entry
+    if computation is not None:
+        scope = module.computation(computation)
+        if scope is None:
+            raise KeyError(computation)
+        scopes: tuple[Computation, ...] = (scope,)
+        head: Computation | None = scope
+    else:
+        scopes = buffer_computations(module)
+        head = entry
+    params: list[tuple[str, ArrayBytes, int | None]] = []
+    outputs: list[tuple[str, ArrayBytes, str]] = []
+    root_shape: Shape | None = None
+    tpu = False
+    if head is not None:
+        for p in head.parameter_instructions:
+            arrays = facts.footprint(p.shape).arrays
+            tpu = tpu or _tiled(arrays)
+            params.extend((p.name, a, p.parameter_number) for a in arrays)
+        root = head.root
+        if root is not None:
+            arrays = facts.footprint(root.shape).arrays
+            tpu = tpu or _tiled(arrays)
+            outputs.extend((root.name, a, root.opcode) for a in arrays)
+            root_shape = root.shape
+    # One pass over the values: totals per memory space, padded shapes, and light rows from
+    # which only the `top` largest become LeafRows (a big dump has tens of thousands of values).
+    rows: list[tuple[int, str, str, tuple[int, ...], ArrayBytes, str]] = []
+    totals: dict[int, list[int]] = {}
+    padded: dict[int, list] = {}
+    for done, c in enumerate(scopes, 1):
+        is_entry = c is entry
+        for instruction in c.instructions:
+            arrays = defined_leaves(instruction, is_entry=is_entry, measure=facts.footprint)
+            if not arrays:
+                continue
+            if not tpu:
+                tpu = _tiled(arrays)
+            for a in arrays:
+                physical = a.physical_bytes
+                rows.append(
+                    (-(physical or 0), c.name, instruction.name, a.index, a, instruction.opcode)
+                )
+                acc = totals.get(a.memory_space)
+                if acc is None:
+                    acc = totals[a.memory_space] = [0, 0, 0, 0]
+                logical = a.logical_bytes
+                if physical is None or logical is None:
+                    acc[3] += 1
+                    continue
+                acc[0] += 1
+                acc[1] += logical
+                acc[2] += physical
+                if physical != logical:
+                    hit = padded.get(id(a.shape))
+                    if hit is None:
+                        padded[id(a.shape)] = [a.shape, 1, instruction.name]
+                    else:
+                        hit[1] += 1
+        if progress is not None:
+            progress(done, len(scopes))
+    table = 0
+    if root_shape is not None:
+        table = pointer_table_bytes(root_shape, alignment=TPU_TABLE_ALIGNMENT if tpu else 1)
+    param_rows = [_leaf_row(n, a, facts, parameter_number=k) for n, a, k in params]
+    output_rows = [_leaf_row(n, a, facts, opcode=op) for n, a, op in outputs]
+    key = itemgetter(0, 1, 2, 3)
+    largest = sorted(rows, key=key) if top is None else heapq.nsmallest(top, rows, key=key)
+    buffers = [
+        _leaf_row(name, a, facts, opcode=opcode, computation=comp)
+        for _, comp, name, _, a, opcode in largest
+    ]
+    summary = None
+    if assignment is not None:
+        summary = _allocation_summary(assignment, module, tpu, facts)
+    return MemoryReport(
+        tpu,
+        computation,
+        tuple(param_rows),
+        tuple(output_rows),
+        table,
+        tuple(buffers),
+        len(rows),
+        _padding_groups(padded, facts),
+        _totals(totals, tpu),
+        summary,
+    )
+
+
+__all__ = [
+    "AllocationRow",
+    "AllocationSummary",
+    "ColorTotal",
+    "LeafRow",
+    "MemoryReport",
+    "PaddingGroup",
+    "PaddingRow",
+    "ShapeFacts",
+    "SharedValue",
+    "SizeMismatch",
+    "SpaceTotal",
+    "buffer_computations",
+    "defined_leaves",
+    "memory_report",
+]

@@ -1,0 +1,33 @@
+"""The human view of `check`: a table of violations, or one line saying all passed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rich.console import RenderableType, group
+from rich.table import Table
+from rich.text import Text
+
+from hlo_layout.check.run import CheckResult
+
+
+@group()
+def render_check(result: CheckResult) -> Iterator[RenderableType]:
+    modules = len(result.checked)
+    if result.violations:
+        table = Table(title="budget violations", title_justify="left")
+        table.add_column("rule", style="hlo.opcode")
+        table.add_column("module", style="hlo.name")
+        table.add_column("value", justify="right", style="hlo.padding")
+        table.add_column("limit", justify="right")
+        table.add_column("where", style="hlo.muted")
+        for v in result.violations:
+            table.add_row(v.rule, v.module, v.value, v.limit, v.where or v.file)
+        yield table
+        yield Text(
+            f"{len(result.violations)} violation(s) in {modules} module(s)", style="hlo.error"
+        )
+    else:
+        yield Text(f"{modules} module(s) checked, all within budget", style="hlo.ok")
+    for module in result.baseline_missing:
+        yield Text(f"note: no baseline module named {module}", style="hlo.muted")

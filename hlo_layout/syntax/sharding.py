@@ -1,0 +1,469 @@
+"""`sharding={...}`: how an SPMD program splits a value over devices, as typed values.
+
+Mirrors XLA's hlo_parser.cc `ParseSharding` / `ParseSingleSharding` / `ParseTileAssignment` and
+the printer `HloSharding::ToString`. The forms:
+
+- `{replicated}`, `{manual}`, `{unknown}`, `{unreduced}`: every device holds the whole value
+  (manual: each its own, as the program computed it);
+- `{maximal device=3}`: only device 3 holds it;
+- `{devices=[2,1,4]0,1,2,3,4,5,6,7}`: a tile assignment; the array of device ids is laid over the
+  value's dimensions (row-major), each device holding one tile. An iota tile assignment
+  `[2,1,4]<=[8]` or `[4,2]<=[2,4]T(1,0)` means "iota over the reshape dims, transposed, then
+  reshaped to the tile dims";
+- `last_tile_dim_replicate`: the last tile-assignment dimension is not a data dimension; the
+  devices along it hold the same tile. `last_tile_dims={manual, replicated}` generalizes it to
+  several trailing subgroup dimensions of the listed types;
+- `shard_as N` / `shard_like N`, `metadata={...}`: kept, not interpreted;
+- `{{...}, {...}}`: a tuple sharding, one element per array leaf of a tuple shape (XLA prints
+  `/*index=5*/` before every fifth element);
+- the 2025 named form `{mesh[...], ...}` is kept as text (`kind == "named"`), as is anything this
+  version cannot read (`kind == "unparsed"`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass
+
+from hlo_layout.errors import HloSemanticError, Span
+from hlo_layout.syntax.tree import Instruction
+
+REPLICATED = "replicated"
+MAXIMAL = "maximal"
+MANUAL = "manual"
+UNKNOWN = "unknown"
+UNREDUCED = "unreduced"
+TILED = "tiled"
+TUPLE = "tuple"
+NAMED = "named"
+UNPARSED = "unparsed"
+
+
+@functools.lru_cache(maxsize=1024)
+def _iota_devices(
+    count: int, reshape: tuple[int, ...], transpose: tuple[int, ...]
+) -> tuple[int, ...]:
+    """IotaTileAssignment: iota(count) reshaped to `reshape`, transposed by `transpose`, flat."""
+    if len(reshape) <= 1:
+        return tuple(range(count))
+    strides = [1] * len(reshape)
+    for i in range(len(reshape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * reshape[i + 1]
+    shape = [reshape[p] for p in transpose]
+    step = [strides[p] for p in transpose]
+    out = []
+    index = [0] * len(shape)
+    for _ in range(count):
+        out.append(sum(i * s for i, s in zip(index, step)))
+        for k in range(len(shape) - 1, -1, -1):
+            index[k] += 1
+            if index[k] < shape[k]:
+                break
+            index[k] = 0
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class TileAssignment:
+    """The device array of a tiled sharding: explicit `devices` (row-major over `dims`), or an
+    iota `<=[reshape]T(transpose)` (XLA's TileAssignment / IotaTileAssignment)."""
+
+    dims: tuple[int, ...]
+    devices: tuple[int, ...] = ()
+    iota_reshape: tuple[int, ...] = ()
+    iota_transpose: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.dims or any(d <= 0 for d in self.dims):
+            raise HloSemanticError(f"tile assignment dimensions {list(self.dims)} must be positive")
+        n = math.prod(self.dims)
+        if self.iota_reshape:
+            if math.prod(self.iota_reshape) != n:
+                raise HloSemanticError(
+                    f"iota {list(self.iota_reshape)} holds {math.prod(self.iota_reshape)} devices "
+                    f"but the tile assignment {list(self.dims)} needs {n}"
+                )
+            perm = self.iota_transpose or tuple(range(len(self.iota_reshape)))
+            if sorted(perm) != list(range(len(self.iota_reshape))):
+                raise HloSemanticError(
+                    f"T{self.iota_transpose} is not a permutation of the iota's "
+                    f"{len(self.iota_reshape)} dimensions"
+                )
+        elif len(self.devices) != n:
+            raise HloSemanticError(
+                f"tile assignment {list(self.dims)} needs {n} devices, the list has "
+                f"{len(self.devices)}"
+            )
+
+    @property
+    def is_iota(self) -> bool:
+        return bool(self.iota_reshape)
+
+    @property
+    def num_tiles(self) -> int:
+        return math.prod(self.dims)
+
+    def device_list(self) -> tuple[int, ...]:
+        """Every device id, row-major over `dims` (TileAssignment::array())."""
+        if not self.is_iota:
+            return self.devices
+        perm = self.iota_transpose or tuple(range(len(self.iota_reshape)))
+        return _iota_devices(self.num_tiles, self.iota_reshape, perm)
+
+    def device_at(self, index: tuple[int, ...]) -> int:
+        """The device at a tile-assignment index (TileAssignment::operator())."""
+        flat = 0
+        for i, n in zip(index, self.dims):
+            flat = flat * n + i
+        return self.device_list()[flat]
+
+    def __str__(self) -> str:
+        out = "[" + ",".join(map(str, self.dims)) + "]"
+        if not self.is_iota:
+            return out + ",".join(map(str, self.devices))
+        out += "<=[" + ",".join(map(str, self.iota_reshape)) + "]"
+        if len(self.iota_reshape) > 1 and self.iota_transpose:
+            out += "T(" + ",".join(map(str, self.iota_transpose)) + ")"
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Sharding:
+    """One decoded `sharding=` value (HloSharding). `kind` is one of the module constants."""
+
+    kind: str
+    tile_assignment: TileAssignment | None = None
+    device: int | None = None
+    last_tile_dim_replicate: bool = False
+    last_tile_dims: tuple[str, ...] = ()
+    shard_group: tuple[str, int] | None = None
+    metadata: str | None = None
+    elements: tuple[Sharding, ...] = ()
+    text: str | None = None  # the raw text of a named or unparsed sharding
+
+    @property
+    def subgroup_types(self) -> tuple[str, ...]:
+        """Types of the trailing non-data tile-assignment dims (HloSharding::subgroup_types)."""
+        return (REPLICATED,) if self.last_tile_dim_replicate else self.last_tile_dims
+
+    @property
+    def tile_rank(self) -> int:
+        """Number of data dimensions the tile assignment splits (HloSharding::TiledDataRank)."""
+        if self.tile_assignment is None:
+            return 0
+        return len(self.tile_assignment.dims) - len(self.subgroup_types)
+
+    @property
+    def tile_dims(self) -> tuple[int, ...]:
+        """Tiles per data dimension: `[2,1,4] last_tile_dim_replicate` → (2, 1)."""
+        if self.tile_assignment is None:
+            return ()
+        return self.tile_assignment.dims[: self.tile_rank]
+
+    @property
+    def subgroup_dims(self) -> tuple[int, ...]:
+        if self.tile_assignment is None:
+            return ()
+        return self.tile_assignment.dims[self.tile_rank :]
+
+    @property
+    def replication(self) -> int:
+        """How many devices hold each tile (the product of the replicated subgroup dims)."""
+        return math.prod(
+            n for n, t in zip(self.subgroup_dims, self.subgroup_types) if t == REPLICATED
+        )
+
+    def __str__(self) -> str:
+        return print_sharding(self)
+
+
+# --- printing (HloSharding::ToString) ----------------------------------------------------------
+
+
+def _tail(s: Sharding) -> str:
+    out = ""
+    if s.shard_group is not None:
+        out += f" {s.shard_group[0]} {s.shard_group[1]}"
+    if s.metadata is not None:
+        out += f" metadata={s.metadata}"
+    return out
+
+
+def print_sharding(s: Sharding) -> str:
+    """XLA's text of a sharding: `{devices=[2,1,4]<=[8] last_tile_dim_replicate}`."""
+    if s.kind in (NAMED, UNPARSED):
+        return s.text or "{}"
+    if s.kind == TUPLE:
+        parts = []
+        for i, e in enumerate(s.elements):
+            parts.append((f"/*index={i}*/" if i and i % 5 == 0 else "") + print_sharding(e))
+        return "{" + ", ".join(parts) + "}"
+    if s.kind == MAXIMAL:
+        return f"{{maximal device={s.device}{_tail(s)}}}"
+    if s.kind in (REPLICATED, MANUAL, UNKNOWN, UNREDUCED):
+        return "{" + s.kind + _tail(s) + "}"
+    out = f"{{devices={s.tile_assignment}"
+    if s.last_tile_dim_replicate:
+        out += " last_tile_dim_replicate"
+    elif s.last_tile_dims:
+        out += " last_tile_dims={" + ", ".join(s.last_tile_dims) + "}"
+    return out + _tail(s) + "}"
+
+
+# --- parsing (hlo_parser.cc ParseSharding) -----------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+        (?P<comment>/\*.*?\*/)
+      | (?P<le><=)
+      | (?P<punct>[{}\[\](),=])
+      | (?P<int>-?\d+)
+      | (?P<ident>[A-Za-z_][\w.\-]*)
+      | (?P<string>"(?:[^"\\]|\\.)*")
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+
+
+class _Unreadable(Exception):
+    """Text this version does not know how to read (kept raw, not an error)."""
+
+
+class _Reader:
+    def __init__(self, text: str, span: Span | None) -> None:
+        self.text = text
+        self.span = span
+        self.tokens: list[tuple[str, str, int, int]] = []
+        pos = 0
+        while pos < len(text):
+            m = _TOKEN.match(text, pos)
+            if m is None:
+                if text[pos:].strip():
+                    raise _Unreadable(f"unexpected character {text[pos]!r}")
+                break
+            pos = m.end()
+            kind = m.lastgroup or ""
+            if kind != "comment":
+                self.tokens.append((kind, m.group(kind), m.start(kind), m.end(kind)))
+        self.i = 0
+
+    def peek(self, ahead: int = 0) -> tuple[str, str]:
+        k = self.i + ahead
+        if k < len(self.tokens):
+            kind, value, _, _ = self.tokens[k]
+            return kind, value
+        return "eof", ""
+
+    def next(self) -> tuple[str, str]:
+        tok = self.peek()
+        self.i += 1
+        return tok
+
+    def expect(self, value: str) -> None:
+        _, got = self.next()
+        if got != value:
+            raise _Unreadable(f"expected '{value}', got '{got or 'end of text'}'")
+
+    def int(self) -> int:
+        kind, value = self.next()
+        if kind != "int":
+            raise _Unreadable(f"expected an integer, got '{value or 'end of text'}'")
+        return int(value)
+
+    def int_list(self, close: str) -> tuple[int, ...]:
+        out = [self.int()]
+        while self.peek()[1] == ",":
+            self.next()
+            out.append(self.int())
+        self.expect(close)
+        return tuple(out)
+
+    def balanced(self) -> str:
+        """The raw text of a `{...}` group (metadata), braces included."""
+        start = self.tokens[self.i][2] if self.i < len(self.tokens) else len(self.text)
+        depth = 0
+        while True:
+            kind, value = self.next()
+            if kind == "eof":
+                raise _Unreadable("unbalanced braces")
+            if value == "{":
+                depth += 1
+            elif value == "}":
+                depth -= 1
+                if depth == 0:
+                    return self.text[start : self.tokens[self.i - 1][3]]
+
+    def error(self, message: str) -> HloSemanticError:
+        return HloSemanticError(f"sharding {self.text}: {message}", self.span)
+
+
+def _tile_assignment(r: _Reader) -> TileAssignment:
+    r.expect("[")
+    dims = r.int_list("]")
+    if r.peek()[0] == "le":
+        r.next()
+        r.expect("[")
+        reshape = r.int_list("]")
+        transpose: tuple[int, ...] = ()
+        if len(reshape) > 1:
+            if r.peek()[1] != "T":
+                raise _Unreadable("expected 'T(' after an iota's reshape dims")
+            r.next()
+            r.expect("(")
+            transpose = r.int_list(")")
+        return TileAssignment(dims, iota_reshape=reshape, iota_transpose=transpose)
+    devices = [r.int()]
+    while r.peek()[1] == "," and r.peek(1)[0] == "int":
+        r.next()
+        devices.append(r.int())
+    return TileAssignment(dims, devices=tuple(devices))
+
+
+def _single(r: _Reader) -> Sharding:
+    """`'{' ('replicated' | 'maximal' | 'manual' | 'unknown' | 'unreduced' | 'device=' int
+    | 'devices=' tile_assignment | 'last_tile_dim_replicate' | 'last_tile_dims=' '{' type,* '}'
+    | ('shard_as' | 'shard_like') int | 'metadata=' {...})* '}'` (ParseSingleSharding)."""
+    start = r.i
+    r.expect("{")
+    if r.peek()[1] in ("mesh", "maximal_mesh"):
+        depth = 1
+        while depth:
+            kind, value = r.next()
+            if kind == "eof":
+                raise _Unreadable("unbalanced braces")
+            depth += {"{": 1, "}": -1}.get(value, 0)
+        text = r.text[r.tokens[start][2] : r.tokens[r.i - 1][3]]
+        return Sharding(NAMED, text=text)
+    flags: set[str] = set()
+    device: int | None = None
+    assignment: TileAssignment | None = None
+    last_tile_dims: tuple[str, ...] = ()
+    group: tuple[str, int] | None = None
+    metadata: str | None = None
+    while r.peek()[1] != "}":
+        kind, word = r.next()
+        if kind != "ident":
+            raise _Unreadable(f"unexpected '{word or 'end of text'}'")
+        if word in (REPLICATED, MAXIMAL, MANUAL, UNKNOWN, UNREDUCED, "last_tile_dim_replicate"):
+            flags.add(word)
+        elif word in ("shard_as", "shard_like"):
+            group = (word, r.int())
+        elif word in ("device", "devices", "metadata", "last_tile_dims"):
+            r.expect("=")
+            if word == "device":
+                device = r.int()
+            elif word == "devices":
+                try:
+                    assignment = _tile_assignment(r)
+                except HloSemanticError as e:
+                    raise r.error(e.message) from None
+            elif word == "metadata":
+                metadata = r.balanced()
+            else:
+                r.expect("{")
+                types = []
+                while r.peek()[1] != "}":
+                    k, t = r.next()
+                    if k == "ident":
+                        types.append(t)
+                    elif t != ",":
+                        raise _Unreadable(f"unexpected '{t or 'end of text'}' in last_tile_dims")
+                r.next()
+                last_tile_dims = tuple(types)
+        else:
+            raise _Unreadable(f"unknown word '{word}'")
+    r.expect("}")
+    common = {"shard_group": group, "metadata": metadata}
+    for simple in (REPLICATED, MANUAL, UNKNOWN, UNREDUCED):
+        if simple in flags:
+            if device is not None or assignment is not None:
+                raise r.error(f"{simple} shardings should not have any devices assigned")
+            return Sharding(simple, **common)  # type: ignore[arg-type]
+    if MAXIMAL in flags:
+        if device is None:
+            raise r.error("maximal shardings should have exactly one device assigned")
+        return Sharding(MAXIMAL, device=device, **common)  # type: ignore[arg-type]
+    if assignment is None:
+        raise r.error("non-maximal shardings must have a tile assignment list including dimensions")
+    replicate = "last_tile_dim_replicate" in flags
+    subgroups = 1 if replicate else len(last_tile_dims)
+    if subgroups > len(assignment.dims):
+        raise r.error(
+            f"{subgroups} subgroup dimensions but the tile assignment has {len(assignment.dims)}"
+        )
+    return Sharding(
+        TILED,
+        tile_assignment=assignment,
+        last_tile_dim_replicate=replicate,
+        last_tile_dims=() if replicate else last_tile_dims,
+        **common,  # type: ignore[arg-type]
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str) -> Sharding:
+    return parse_sharding(text)
+
+
+def parse_sharding(text: str, span: Span | None = None) -> Sharding:
+    """Decode the text after `sharding=`.
+
+    `sharding ::= '{' single_body '}' | '{' [single (',' single)*] '}'` — a `{` right after the
+    opening one starts a tuple sharding; `{}` is the empty tuple. Shardings that break XLA's rules
+    (a replicated sharding with devices, a device list of the wrong length) raise
+    HloSemanticError; text this version cannot read is kept (`kind == "unparsed"`).
+
+    >>> s = parse_sharding("{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}")
+    >>> s.tile_dims, s.replication, s.tile_assignment.device_list()
+    ((4, 1), 2, (0, 4, 1, 5, 2, 6, 3, 7))
+    """
+    try:
+        r = _Reader(text, span)
+        if r.peek()[1] == "{" and r.peek(1)[1] in ("{", "}"):
+            r.next()
+            elements = []
+            if r.peek()[1] != "}":
+                elements.append(_single(r))
+                while r.peek()[1] == ",":
+                    r.next()
+                    elements.append(_single(r))
+            r.expect("}")
+            result = Sharding(TUPLE, elements=tuple(elements))
+        else:
+            result = _single(r)
+        if r.peek()[0] != "eof":
+            raise _Unreadable(f"unexpected '{r.peek()[1]}' after the sharding")
+        return result
+    except _Unreadable:
+        return Sharding(UNPARSED, text=text.strip())
+
+
+def instruction_sharding(instruction: Instruction) -> Sharding | None:
+    """The decoded `sharding=` of an instruction, None when it has none (memoized by text)."""
+    attr = instruction.attr("sharding")
+    if attr is None:
+        return None
+    try:
+        return _parse(attr.raw)
+    except HloSemanticError as e:
+        raise HloSemanticError(e.message, attr.span) from None
+
+
+__all__ = [
+    "MANUAL",
+    "MAXIMAL",
+    "NAMED",
+    "REPLICATED",
+    "TILED",
+    "TUPLE",
+    "UNKNOWN",
+    "UNPARSED",
+    "UNREDUCED",
+    "Sharding",
+    "TileAssignment",
+    "instruction_sharding",
+    "parse_sharding",
+    "print_sharding",
+]

@@ -1,0 +1,121 @@
+"""Read a dump one computation at a time, so a 1 GB file never sits in memory whole.
+
+The file is cut into chunks at the lines XLA's printer puts between top-level items (a
+`HloModule` header, a line ending in `{` that opens a computation, the `}` line that closes it);
+each chunk goes through the same parser as a whole file (`parse_modules` on the chunk, line
+numbers kept via `Source.first_line`). A chunk that does not parse on its own raises
+StreamFallback: the caller then parses the whole file, which decides and reports precisely.
+tests/syntax/test_stream.py shows the streamed items equal the whole-file tree on every corpus
+file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from hlo_layout.errors import HloLayoutError, Span
+from hlo_layout.syntax.parse import HloInputError, parse_modules
+from hlo_layout.syntax.tree import Attribute, Computation, Section
+
+
+class StreamFallback(Exception):
+    """A chunk did not parse on its own; parse the whole file instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleHeader:
+    """`HloModule name, attrs...`: starts a module; the computations that follow belong to it."""
+
+    name: str
+    attributes: tuple[Attribute, ...]
+    span: Span | None = None
+
+
+StreamItem = ModuleHeader | Section | Computation
+
+
+def _open(path: Path) -> IO[str]:
+    """The file as text lines (gzip or plain), with the checks `read_text` makes up front."""
+    try:
+        if path.is_dir():
+            raise HloInputError(f"{path}: is a directory, not an HLO file")
+        raw: IO[bytes] = path.open("rb")
+    except FileNotFoundError:
+        raise HloInputError(f"{path}: no such file") from None
+    except OSError as e:
+        raise HloInputError(f"{path}: cannot read ({e.strerror or e})") from None
+    head = raw.peek(65536)[:65536] if hasattr(raw, "peek") else b""
+    if head[:2] == b"\x1f\x8b":
+        raw = gzip.GzipFile(fileobj=raw)  # type: ignore[assignment]
+        head = raw.peek(65536)[:65536]  # type: ignore[attr-defined]
+    if b"\x00" in head:
+        raw.close()
+        raise HloInputError(f"{path}: binary data, not HLO text")
+    return io.TextIOWrapper(raw, encoding="utf-8", newline="")  # type: ignore[arg-type]
+
+
+def _opens_computation(stripped: str) -> bool:
+    """`[ENTRY] name (params) -> result {` or `name {`, not an instruction ending in `{`."""
+    return stripped.endswith("{") and "=" not in stripped.split("(", 1)[0]
+
+
+def _chunks(lines: Iterator[str]) -> Iterator[tuple[str, int]]:
+    """(text, first line number) of each top-level piece of the file."""
+    buffer: list[str] = []
+    first = 1
+    number = 0
+    inside = False
+    for line in lines:
+        number += 1
+        stripped = line.strip()
+        if inside:
+            buffer.append(line)
+            if stripped.startswith("}"):
+                yield "".join(buffer), first
+                buffer, inside = [], False
+            continue
+        if stripped.startswith("HloModule") or _opens_computation(stripped):
+            if buffer and any(b.strip() for b in buffer):
+                yield "".join(buffer), first
+            buffer, first = [line], number
+            if stripped.startswith("HloModule"):
+                yield line, number
+                buffer = []
+            else:
+                inside = True
+            continue
+        if not buffer:
+            first = number
+        buffer.append(line)
+    if inside:
+        raise StreamFallback  # an unterminated computation: the whole-file parse reports it
+    if buffer and any(b.strip() for b in buffer):
+        yield "".join(buffer), first
+
+
+def stream_items(path: str | Path) -> Iterator[StreamItem]:
+    """Module headers, sections and computations of a dump, in file order, one chunk in memory.
+
+    Raises HloInputError for unreadable files and StreamFallback where only a whole-file parse
+    can decide (the caller then uses `parse_file_modules`).
+    """
+    path = Path(path)
+    with _open(path) as f:
+        try:
+            for text, first_line in _chunks(iter(f)):
+                try:
+                    modules = parse_modules(text, str(path), verify=False, first_line=first_line)
+                except HloLayoutError:
+                    raise StreamFallback from None
+                for module in modules:
+                    if module.name is not None:
+                        yield ModuleHeader(module.name, tuple(module.attributes), module.span)
+                    yield from module.sections
+                    yield from module.computations
+        except UnicodeDecodeError as e:
+            raise HloInputError(f"{path}: not UTF-8 text ({e.reason})") from None

@@ -1,0 +1,86 @@
+"""Rich views rendered on a fixed-width, colourless console and compared with snapshots.
+
+Regenerate after an intended change with `HLO_LAYOUT_UPDATE_SNAPSHOTS=1 pytest tests/report`,
+then read the diff.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from rich.console import Console, RenderableType
+
+from hlo_layout.layout import parse_buffer_assignment
+from hlo_layout.layout.module_memory import memory_report
+from hlo_layout.report.inspect_view import render_inspect
+from hlo_layout.report.layout_model import explain_shape
+from hlo_layout.report.layout_view import render_layouts
+from hlo_layout.report.model import module_summary
+from hlo_layout.report.theme import THEME
+from hlo_layout.syntax import parse_file
+from tests.conftest import SAMPLES
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+SAMPLE = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
+
+
+def render(renderable: RenderableType, width: int) -> str:
+    out = io.StringIO()
+    console = Console(
+        file=out, width=width, color_system=None, theme=THEME, highlight=False, emoji=False
+    )
+    console.print(renderable)
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
+
+
+def check(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("HLO_LAYOUT_UPDATE_SNAPSHOTS"):
+        path.write_text(text)
+    if not path.exists():
+        pytest.fail(f"no snapshot {path}; run with HLO_LAYOUT_UPDATE_SNAPSHOTS=1 to write it")
+    assert text == path.read_text()
+
+
+def test_layout_figures_1_and_2() -> None:
+    items = [
+        explain_shape("f32[3,5]{1,0:T(2,2)}", at=(2, 3), grid=True),
+        explain_shape("bf16[4,8]{1,0:T(2,4)(2,1)}", grid=True),
+    ]
+    text = render(render_layouts(items), 100)
+    # The figures' numbers, row by row (Figure 1 with its padding column and row).
+    assert "  0   1│  4   5│  8  ·9" in text
+    assert " 12  13│ 16  17│ 20 ·21" in text
+    assert "0   2   4   6│  8  10  12  14" in text
+    assert "17  19  21  23│ 25  27  29  31" in text
+    check("layout_figures.txt", text)
+
+
+def test_inspect_sample_with_buffers() -> None:
+    module = parse_file(SAMPLE)
+    name = "transformer.buffer-assignment.txt"
+    assignment = parse_buffer_assignment(SAMPLE.with_name(name).read_text(), name)
+    report = memory_report(module, assignment=assignment)
+    text = render(render_inspect([("sample", module_summary(module))], 5, [report]), 140)
+    check("inspect_sample.txt", text)
+
+
+def test_progress_bar_only_on_a_terminal_and_for_big_inputs() -> None:
+    from hlo_layout.report.progress_view import BIG_INPUT_BYTES, progress_stages
+
+    def console(terminal: bool) -> Console:
+        return Console(file=io.StringIO(), force_terminal=terminal, width=80)
+
+    with progress_stages(console(False), BIG_INPUT_BYTES) as stages:
+        assert stages.callback is None
+    with progress_stages(console(True), BIG_INPUT_BYTES - 1) as stages:
+        assert stages.callback is None
+    tty = console(True)
+    with progress_stages(tty, BIG_INPUT_BYTES) as stages:
+        assert stages.callback is not None
+        stages.start("measuring", total=None)
+        stages.callback(1, 2)
+    assert "measuring" in tty.file.getvalue()

@@ -1,6 +1,6 @@
 """`hlo-layout check` over the whole corpus with -j 1 and -j 2 (wall time, best of N).
 
-    python benchmarks/check_parallel.py [--repeat 3] [PATH...]
+python benchmarks/check_parallel.py [--repeat 3] [PATH...]
 """
 
 from __future__ import annotations

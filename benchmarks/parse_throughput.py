@@ -95,8 +95,10 @@ def main() -> None:
         )
         files = [largest, synthetic_dump(args.synthetic_mb, Path(tmp.name) / "synthetic.hlo.txt")]
     measure(files[0], "auto", 1)  # warm the grammar cache on disk
-    print(f"{'file':44} {'MB':>7} {'ours MB/s':>10} {'XLA MB/s':>9} {'ratio':>6} "
-          f"{'ours RSS':>9} {'XLA RSS':>8} {'instrs':>9}")
+    print(
+        f"{'file':44} {'MB':>7} {'ours MB/s':>10} {'XLA MB/s':>9} {'ratio':>6} "
+        f"{'ours RSS':>9} {'XLA RSS':>8} {'instrs':>9}"
+    )
     for path in files:
         ours = measure(path, "auto", args.repeat)
         xla = measure(path, "xla", args.repeat)

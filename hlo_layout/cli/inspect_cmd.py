@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -31,7 +32,7 @@ from hlo_layout.layout.buffer_assignment import (
 from hlo_layout.layout.module_memory import MemoryReport, memory_report
 from hlo_layout.report.model import inspect_json, module_summary
 from hlo_layout.report.progress_view import progress_stages
-from hlo_layout.syntax.parse import parse_file_modules
+from hlo_layout.syntax.parse import HloInputError, parse_file_modules
 from hlo_layout.syntax.tree import Module
 
 BuffersOpt = Annotated[
@@ -43,6 +44,30 @@ BuffersOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
+StreamOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--stream/--no-stream",
+        help="JSON one computation at a time, in bounded memory (default: for dumps over 64 MiB).",
+        show_default=False,
+    ),
+]
+
+
+def _streamed(path: Path, buffers: Path | None) -> bool:
+    """Write the JSON of one big dump by streaming; False when it needs the whole-file path."""
+    from hlo_layout.report.stream_json import NeedsWholeFile, stream_inspect_json
+    from hlo_layout.syntax.stream import StreamFallback
+
+    ba_path = buffers if buffers is not None else buffer_assignment_beside(path)
+    assignment = read_buffer_assignment(ba_path) if ba_path is not None else None
+    try:
+        stream_inspect_json(path, sys.stdout, assignment)
+    except (StreamFallback, NeedsWholeFile):
+        return False
+    return True
 
 
 def _size(path: Path) -> int:
@@ -59,6 +84,7 @@ def inspect(
     top: TopOpt = 10,
     computation: ComputationOpt = None,
     buffers: BuffersOpt = None,
+    stream: StreamOpt = None,
 ) -> None:
     """Summarize HLO dumps and where their memory goes: entry parameters and outputs with
     logical / physical / padding bytes, the largest buffers, padding by tiling pattern, bytes per
@@ -71,6 +97,12 @@ def inspect(
         if buffers is not None and len(dumps) != 1:
             stderr_console().print("error: --buffers goes with exactly one dump")
             raise typer.Exit(EXIT_USAGE)
+        if output_format is OutputFormat.json and len(dumps) == 1 and computation is None:
+            from hlo_layout.report.stream_json import STREAM_THRESHOLD
+
+            big = _size(dumps[0]) > STREAM_THRESHOLD
+            if (stream if stream is not None else big) and _streamed(dumps[0], buffers):
+                return
         modules: list[tuple[str, Module]] = []
         assignments: dict[int, BufferAssignment] = {}
         reports: dict[int, MemoryReport] = {}
@@ -80,6 +112,8 @@ def inspect(
                 stages.start(f"reading {path.name}")
                 try:
                     found = parse_file_modules(path)
+                    if not found:
+                        raise HloInputError(f"{path}: no HLO module, computation or instruction")
                 except HloLayoutError as e:
                     report_error(e)
                     failed = True

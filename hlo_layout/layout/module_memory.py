@@ -16,7 +16,7 @@ beside the dump, the real allocations are shown next to them.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -349,9 +349,8 @@ def _totals(acc: dict[int, list[int]], tpu: bool) -> tuple[SpaceTotal, ...]:
 
 
 def _allocation_summary(
-    assignment: BufferAssignment, module: Module, tpu: bool, text: ShapeFacts
+    assignment: BufferAssignment, names: Container[str], tpu: bool, text: ShapeFacts
 ) -> AllocationSummary:
-    names = {i.name for c in module.computations for i in c.instructions}
     colors = tuple(
         ColorTotal(
             color,
@@ -425,36 +424,91 @@ def memory_report(
     else:
         scopes = buffer_computations(module)
         head = entry
+    head_info = head_rows(head, facts)
+    tally = ValueTally(top)
+    for done, c in enumerate(scopes, 1):
+        tally.add(c, is_entry=c is entry, facts=facts)
+        if progress is not None:
+            progress(done, len(scopes))
+    return tally.report(
+        facts, head_info, scope=computation, assignment=assignment, names=_InstructionNames(module)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HeadRows:
+    """What a report needs of its head computation: parameter and output leaves, result shape."""
+
+    params: tuple[tuple[str, ArrayBytes, int | None], ...] = ()
+    outputs: tuple[tuple[str, ArrayBytes, str], ...] = ()
+    root_shape: Shape | None = None
+    tiled: bool = False
+
+
+def head_rows(head: Computation | None, facts: ShapeFacts) -> HeadRows:
+    """Parameter and output leaves of the head (entry) computation."""
+    if head is None:
+        return HeadRows()
     params: list[tuple[str, ArrayBytes, int | None]] = []
     outputs: list[tuple[str, ArrayBytes, str]] = []
-    root_shape: Shape | None = None
-    tpu = False
-    if head is not None:
-        for p in head.parameter_instructions:
-            arrays = facts.footprint(p.shape).arrays
-            tpu = tpu or _tiled(arrays)
-            params.extend((p.name, a, p.parameter_number) for a in arrays)
-        root = head.root
-        if root is not None:
-            arrays = facts.footprint(root.shape).arrays
-            tpu = tpu or _tiled(arrays)
-            outputs.extend((root.name, a, root.opcode) for a in arrays)
-            root_shape = root.shape
-    # One pass over the values: totals per memory space, padded shapes, and light rows from
-    # which only the `top` largest become LeafRows (a big dump has tens of thousands of values).
-    rows: list[tuple[int, str, str, tuple[int, ...], ArrayBytes, str]] = []
-    totals: dict[int, list[int]] = {}
-    padded: dict[int, list] = {}
-    for done, c in enumerate(scopes, 1):
-        is_entry = c is entry
+    tiled = False
+    for p in head.parameter_instructions:
+        arrays = facts.footprint(p.shape).arrays
+        tiled = tiled or _tiled(arrays)
+        params.extend((p.name, a, p.parameter_number) for a in arrays)
+    root = head.root
+    if root is None:
+        return HeadRows(tuple(params), (), None, tiled)
+    arrays = facts.footprint(root.shape).arrays
+    tiled = tiled or _tiled(arrays)
+    outputs.extend((root.name, a, root.opcode) for a in arrays)
+    return HeadRows(tuple(params), tuple(outputs), root.shape, tiled)
+
+
+class _InstructionNames:
+    """`name in names` over every instruction of a module, built on first use."""
+
+    def __init__(self, module: Module) -> None:
+        self._module = module
+        self._names: set[str] | None = None
+
+    def __contains__(self, name: object) -> bool:
+        if self._names is None:
+            self._names = {i.name for c in self._module.computations for i in c.instructions}
+        return name in self._names
+
+
+class ValueTally:
+    """The values of some computations, counted as the memory report needs them: totals per
+    memory space, padded shapes, whether any is tiled, and the `top` largest as light rows.
+
+    Separate from `memory_report` so a streamed dump can be counted one computation at a time
+    (`hlo_layout/report/stream_json.py`) with the same rules.
+    """
+
+    def __init__(self, top: int | None = None) -> None:
+        self.top = top
+        self.rows: list[tuple[int, str, str, tuple[int, ...], ArrayBytes, str]] = []
+        self.count = 0
+        self.totals: dict[int, list[int]] = {}
+        self.padded: dict[int, list] = {}
+        self.tiled = False
+
+    def _trim(self) -> None:
+        if self.top is not None and len(self.rows) > 4 * self.top + 64:
+            self.rows = heapq.nsmallest(self.top, self.rows, key=_ROW_KEY)
+
+    def add(self, c: Computation, *, is_entry: bool, facts: ShapeFacts) -> None:
+        rows, totals, padded = self.rows, self.totals, self.padded
         for instruction in c.instructions:
             arrays = defined_leaves(instruction, is_entry=is_entry, measure=facts.footprint)
             if not arrays:
                 continue
-            if not tpu:
-                tpu = _tiled(arrays)
+            if not self.tiled:
+                self.tiled = _tiled(arrays)
             for a in arrays:
                 physical = a.physical_bytes
+                self.count += 1
                 rows.append(
                     (-(physical or 0), c.name, instruction.name, a.index, a, instruction.opcode)
                 )
@@ -474,40 +528,76 @@ def memory_report(
                         padded[id(a.shape)] = [a.shape, 1, instruction.name]
                     else:
                         hit[1] += 1
-        if progress is not None:
-            progress(done, len(scopes))
-    table = 0
-    if root_shape is not None:
-        table = pointer_table_bytes(root_shape, alignment=TPU_TABLE_ALIGNMENT if tpu else 1)
-    param_rows = [_leaf_row(n, a, facts, parameter_number=k) for n, a, k in params]
-    output_rows = [_leaf_row(n, a, facts, opcode=op) for n, a, op in outputs]
-    key = itemgetter(0, 1, 2, 3)
-    largest = sorted(rows, key=key) if top is None else heapq.nsmallest(top, rows, key=key)
-    buffers = [
-        _leaf_row(name, a, facts, opcode=opcode, computation=comp)
-        for _, comp, name, _, a, opcode in largest
-    ]
-    summary = None
-    if assignment is not None:
-        summary = _allocation_summary(assignment, module, tpu, facts)
-    return MemoryReport(
-        tpu,
-        computation,
-        tuple(param_rows),
-        tuple(output_rows),
-        table,
-        tuple(buffers),
-        len(rows),
-        _padding_groups(padded, facts),
-        _totals(totals, tpu),
-        summary,
-    )
+        self._trim()
+
+    def merge(self, other: ValueTally) -> None:
+        """Add another tally's values (as if its computations had been added here, after)."""
+        self.rows.extend(other.rows)
+        self.count += other.count
+        for space, acc in other.totals.items():
+            mine = self.totals.setdefault(space, [0, 0, 0, 0])
+            for k in range(4):
+                mine[k] += acc[k]
+        for key, (shape, n, first) in other.padded.items():
+            hit = self.padded.get(key)
+            if hit is None:
+                self.padded[key] = [shape, n, first]
+            else:
+                hit[1] += n
+        self.tiled = self.tiled or other.tiled
+        self._trim()
+
+    def report(
+        self,
+        facts: ShapeFacts,
+        head: HeadRows,
+        *,
+        scope: str | None,
+        assignment: BufferAssignment | None,
+        names: Container[str],
+    ) -> MemoryReport:
+        """The MemoryReport of these values and the head computation's parameters/outputs."""
+        tpu = head.tiled or self.tiled
+        table = 0
+        if head.root_shape is not None:
+            alignment = TPU_TABLE_ALIGNMENT if tpu else 1
+            table = pointer_table_bytes(head.root_shape, alignment=alignment)
+        param_rows = [_leaf_row(n, a, facts, parameter_number=k) for n, a, k in head.params]
+        output_rows = [_leaf_row(n, a, facts, opcode=op) for n, a, op in head.outputs]
+        rows = self.rows
+        if self.top is None:
+            largest = sorted(rows, key=_ROW_KEY)
+        else:
+            largest = heapq.nsmallest(self.top, rows, key=_ROW_KEY)
+        buffers = [
+            _leaf_row(name, a, facts, opcode=opcode, computation=comp)
+            for _, comp, name, _, a, opcode in largest
+        ]
+        summary = None
+        if assignment is not None:
+            summary = _allocation_summary(assignment, names, tpu, facts)
+        return MemoryReport(
+            tpu,
+            scope,
+            tuple(param_rows),
+            tuple(output_rows),
+            table,
+            tuple(buffers),
+            self.count,
+            _padding_groups(self.padded, facts),
+            _totals(self.totals, tpu),
+            summary,
+        )
+
+
+_ROW_KEY = itemgetter(0, 1, 2, 3)
 
 
 __all__ = [
     "AllocationRow",
     "AllocationSummary",
     "ColorTotal",
+    "HeadRows",
     "LeafRow",
     "MemoryReport",
     "PaddingGroup",
@@ -516,7 +606,9 @@ __all__ = [
     "SharedValue",
     "SizeMismatch",
     "SpaceTotal",
+    "ValueTally",
     "buffer_computations",
     "defined_leaves",
+    "head_rows",
     "memory_report",
 ]

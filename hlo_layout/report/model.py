@@ -60,10 +60,18 @@ def computation_json(
     """One computation; `entry` saves looking the ENTRY up again for each computation."""
     if entry is None:
         entry = module.entry
+    kind = "entry" if computation is entry else module.kind(computation)
+    return computation_object(computation, shape_text, kind, computation is entry)
+
+
+def computation_object(
+    computation: Computation, shape_text: _ShapeText, kind: str, is_entry: bool
+) -> dict[str, Any]:
+    """The computation's JSON object once its kind is known (streaming knows it only later)."""
     return {
         "name": computation.name,
-        "kind": "entry" if computation is entry else module.kind(computation),
-        "is_entry": computation is entry,
+        "kind": kind,
+        "is_entry": is_entry,
         "instructions": [instruction_json(i, shape_text) for i in computation.instructions],
     }
 

@@ -60,6 +60,17 @@ class Attribute:
 _CALLS_RE = re.compile(r"(?:^|[\s,])(?:" + "|".join(CALLED_COMPUTATION_KEYS) + r")=")
 
 
+def computation_kind(is_entry: bool, caller_opcodes: list[str]) -> str:
+    """`entry`, `fusion` (called only by fusion instructions), `called`, or `unused`."""
+    if is_entry:
+        return "entry"
+    if not caller_opcodes:
+        return "unused"
+    if all(op == "fusion" for op in caller_opcodes):
+        return "fusion"
+    return "called"
+
+
 class LazyAttributes(Sequence[Attribute]):
     """An instruction's attributes, split out of their text on first use.
 
@@ -326,14 +337,8 @@ class Module:
 
     def kind(self, computation: Computation) -> str:
         """`entry`, `fusion` (called by fusion instructions), `called` or `unused`."""
-        if computation is self.entry:
-            return "entry"
         callers = self.callers.get(computation.name, ())
-        if not callers:
-            return "unused"
-        if all(i.opcode == "fusion" for _, i in callers):
-            return "fusion"
-        return "called"
+        return computation_kind(computation is self.entry, [i.opcode for _, i in callers])
 
     @property
     def instruction_count(self) -> int:

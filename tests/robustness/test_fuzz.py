@@ -38,6 +38,8 @@ COMMANDS = [
     ["inspect", "{}"],
     ["check", "{}", "--max-fusions", "3", "-j", "1"],
     ["diff", "{}", "{}", "-f", "json"],
+    ["indexing", "{}", "-f", "json"],
+    ["sharding", "{}", "-f", "json"],
 ]
 
 
@@ -49,8 +51,21 @@ def test_commands_exit_cleanly(tmp_path_factory, text: str, command: list[str]) 
     start = time.perf_counter()
     result = runner.invoke(app, [a.replace("{}", str(path)) for a in command])
     assert time.perf_counter() - start < 10
-    assert result.exit_code in (0, 1, 3), result.output
+    assert result.exit_code in (0, 1, 2, 3), result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     if result.exit_code == 3:
         first = result.stderr.splitlines()[0]
         assert first.startswith(str(path)) or first.startswith("error:"), first
+
+
+_SHAPE_ALPHABET = st.sampled_from([*list("fsub0123456789[]{}(),:<=?*TLESMP#x-"), "f32", "bf16"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_SHAPE_ALPHABET, max_size=40).map("".join))
+def test_layout_command_on_garbled_shapes(text: str) -> None:
+    start = time.perf_counter()
+    result = runner.invoke(app, ["layout", "--", text])
+    assert time.perf_counter() - start < 2
+    assert result.exit_code in (0, 2, 3), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception

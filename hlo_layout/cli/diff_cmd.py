@@ -8,7 +8,7 @@ import typer
 
 from hlo_layout.check.diff import SCHEMA_VERSION, module_diff, pair_modules
 from hlo_layout.check.discover import expand
-from hlo_layout.check.metrics import module_metrics
+from hlo_layout.check.metrics import ModuleMetrics, module_metrics
 from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_INPUT,
@@ -21,13 +21,14 @@ from hlo_layout.cli.common import (
 )
 from hlo_layout.layout.buffer_assignment import buffer_assignment_beside
 from hlo_layout.syntax.parse import HloInputError, parse_file_modules
+from hlo_layout.syntax.tree import Module
 
 
-def _load(argument: str) -> list:
+def _load(argument: str) -> list[tuple[Module, ModuleMetrics]]:
     files = expand([argument])
     if not files:
         raise HloInputError(f"{argument}: no dump files found")
-    out = []
+    out: list[tuple[Module, ModuleMetrics]] = []
     for path in files:
         modules = parse_file_modules(path)
         if not modules:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType, group
@@ -57,7 +57,7 @@ def _module(
 def render_inspect(
     summaries: list[tuple[str, dict[str, Any]]],
     top: int,
-    reports: list[MemoryReport | None] | None = None,
+    reports: Sequence[MemoryReport | None] | None = None,
 ) -> RenderableType:
     """All modules of one `inspect` call, one block each (with its memory report when given)."""
     reports = reports or [None] * len(summaries)

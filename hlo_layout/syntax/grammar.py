@@ -315,7 +315,11 @@ class HloTransformer(Transformer):
         if value < 0:
             raise HloSemanticError(
                 f"dimension size {value} is negative",
-                Span(size.start_pos + self.offset, size.end_pos + self.offset, self.source),
+                Span(
+                    (size.start_pos or 0) + self.offset,
+                    (size.end_pos or 0) + self.offset,
+                    self.source,
+                ),
             )
         return (value, False)
 

@@ -97,7 +97,7 @@ def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSynt
             _expected_names(error.expected),
         )
     if isinstance(error, UnexpectedCharacters):
-        pos = error.pos_in_stream
+        pos = error.pos_in_stream or 0
         char = source.text[pos + offset] if pos + offset < len(source.text) else ""
         return HloSyntaxError(
             f"unexpected character {char!r}",

@@ -134,7 +134,8 @@ class Operand(NamedTuple):
     """
 
     name: str
-    index: int | None = None
+    # Shadows tuple.index on purpose: the tuple element number is the natural name here.
+    index: int | None = None  # type: ignore[assignment]
     shape: Shape | None = None
 
     @property

@@ -107,9 +107,12 @@ def test_operand_less_ops_have_no_slots() -> None:
 
 def test_xla_has_no_input_to_output_rule_for_these() -> None:
     ctx = _ctx(
-        "p = f32[4] parameter(0)\nc = f32[] constant(0)\nROOT out = f32[8] pad(p, c), padding=2_2"
+        "p = f32[8] parameter(0)\no = s32[] parameter(1)\n"
+        "ROOT out = f32[2] dynamic-slice(p, o), dynamic_slice_sizes={2}"
     )
-    assert input_to_output(ctx, 0).maps == (frozenset({UNKNOWN}),)
+    indexing = input_to_output(ctx, 0)
+    assert indexing.maps == (frozenset({UNKNOWN}),)
+    assert "no input-to-output indexing rule" in indexing.notes[0]
 
 
 def test_a_rule_is_registered_once() -> None:

@@ -139,7 +139,10 @@ def check_input_to_output(case: Case) -> None:
                         want[i].add(idx)
             got = map_reads(case, ctx, indexing.maps[j])
             for i in itertools.product(*(range(n) for n in ctx.operand_shape(k).dims)):
-                assert got.get(i, set()) == want.get(i, set()), (case.op, k, j, i)
+                if case.exact and k not in case.superset:
+                    assert got.get(i, set()) == want.get(i, set()), (case.op, k, j, i)
+                else:
+                    assert want.get(i, set()) <= got.get(i, set()), (case.op, k, j, i)
 
 
 # -- strategies -------------------------------------------------------------------------------
@@ -286,7 +289,7 @@ def pads(draw: st.DrawFn) -> Case:
 @SETTINGS
 @given(case=pads())
 def test_pad(case: Case) -> None:
-    _run(case)
+    _run(case, both=True)
 
 
 def _factorizations(n: int) -> list[tuple[int, ...]]:

@@ -17,6 +17,7 @@ from hlo_layout.indexing.rules.shapes import (
     permutation_map,
     reshape_map,
     scalar_map,
+    spread_map,
 )
 from hlo_layout.syntax.attrs import padding_config, slice_ranges
 from hlo_layout.syntax.shape import ArrayShape, TupleShape
@@ -195,6 +196,24 @@ def pad_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
     return InstructionIndexing.of(pad_map(out.dims, padding), scalar_map(out.dims))
 
 
+def pad_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
+    """The operand element d lands at `d * (int+1) + lo`, where that is inside the output
+    (negative edge padding cuts some off); the padding value reaches every output element,
+    the same over-approximation as output to input. (XLA has no pad rule this way round.)"""
+    out = ctx.output_shape()
+    config = padding_config(ctx.require("padding"))
+    if len(config) != out.rank or any(p.interior < 0 for p in config):
+        raise Unsupported("padding= does not match the result rank")
+    if input_id == 1:
+        return InstructionIndexing.of(spread_map(out.dims))
+    operand = ctx.operand_shape(0)
+    exprs = [dim(i) * (p.interior + 1) + p.low for i, p in enumerate(config)]
+    constraints = [(e, (0, n - 1)) for e, n in zip(exprs, out.dims)]
+    return InstructionIndexing.of(
+        IndexingMap.from_exprs(exprs, [(0, n - 1) for n in operand.dims], constraints=constraints)
+    )
+
+
 # -- reshape / bitcast ------------------------------------------------------------------------
 
 
@@ -270,7 +289,7 @@ register("reverse", output_to_input=reverse_indexing, input_to_output=reverse_in
 register("slice", output_to_input=slice_output_to_input, input_to_output=slice_input_to_output)
 register("concatenate", output_to_input=concatenate_output_to_input,
          input_to_output=concatenate_input_to_output)  # fmt: skip
-register("pad", output_to_input=pad_output_to_input)
+register("pad", output_to_input=pad_output_to_input, input_to_output=pad_input_to_output)
 register("reshape", output_to_input=reshape_output_to_input,
          input_to_output=reshape_input_to_output)  # fmt: skip
 register("bitcast", output_to_input=bitcast_output_to_input,

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "data" / "corpus"
 
 _CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 path, engine = sys.argv[1], sys.argv[2]
 text = open(path, encoding="utf-8").read()
 if engine == "xla":
@@ -37,7 +37,8 @@ else:
     modules = parse_modules(text, path, engine=engine)
     seconds = time.perf_counter() - start
     count = sum(m.instruction_count for m in modules)
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+# VmHWM: this process's own peak (ru_maxrss would include the parent's, inherited at exec).
+rss = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmHWM"))
 print(json.dumps({"seconds": seconds, "bytes": len(text.encode()), "rss": rss, "count": count}))
 """
 

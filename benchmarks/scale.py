@@ -10,7 +10,6 @@ prints wall time, throughput and the child's peak RSS.
 from __future__ import annotations
 
 import argparse
-import resource
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from parse_throughput import synthetic_dump
+
+# The CLI in a child that reports its own peak (VmHWM) last on stderr; ru_maxrss of a child
+# would include this parent's memory, inherited at exec.
+_CHILD = r"""
+import atexit, runpy, sys
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM"):
+            sys.stderr.write("\n" + line.split()[1] + "\n")
+atexit.register(peak)
+sys.argv = ["hlo-layout", "inspect", sys.argv[1], "-f", "json", sys.argv[2]]
+runpy.run_module("hlo_layout", run_name="__main__")
+"""
 
 
 def main() -> None:
@@ -33,13 +45,13 @@ def main() -> None:
         start = time.perf_counter()
         with open("/dev/null", "w") as sink:
             proc = subprocess.run(
-                [sys.executable, "-m", "hlo_layout", "inspect", str(dump), "-f", "json", flag],
+                [sys.executable, "-c", _CHILD, str(dump), flag],
                 stdout=sink,
                 stderr=subprocess.PIPE,
                 text=True,
             )
         seconds = time.perf_counter() - start
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        rss = int(proc.stderr.strip().splitlines()[-1]) / 1024
         status = "ok" if proc.returncode == 0 else f"exit {proc.returncode}: {proc.stderr[-300:]}"
         print(
             f"{size / 1e6:.0f} MB dump, inspect --format json {flag}: {seconds:.0f} s "

@@ -58,6 +58,12 @@ PhysicalOpt = Annotated[
                  "(minor_to_major and tiles of the buffer read, or written for in2out)."),
 ]  # fmt: skip
 
+LegacyOpt = Annotated[
+    bool,
+    typer.Option("--legacy-format", help="Print maps as XLA did before 2026-06 (`floordiv` "
+                 "for `/`), to compare with older logs. JSON keeps the current form."),
+]  # fmt: skip
+
 
 @app.command()
 def indexing(
@@ -67,6 +73,7 @@ def indexing(
     computation: ComputationTargetOpt = None,
     direction: DirectionOpt = DirectionChoice.out2in,
     physical: PhysicalOpt = False,
+    legacy_format: LegacyOpt = False,
     output_format: FormatOpt = OutputFormat.text,
 ) -> None:
     """Indexing maps in XLA's format: which operand elements each output element reads.
@@ -101,4 +108,4 @@ def indexing(
         else:
             from hlo_layout.report.indexing_view import render_indexing
 
-            stdout_console().print(render_indexing(report))
+            stdout_console().print(render_indexing(report, legacy=legacy_format))

@@ -500,6 +500,7 @@ class ValueTally:
 
     def add(self, c: Computation, *, is_entry: bool, facts: ShapeFacts) -> None:
         rows, totals, padded = self.rows, self.totals, self.padded
+        keep_rows = self.top != 0  # a totals-only tally (streaming) keeps no rows or shapes
         for instruction in c.instructions:
             arrays = defined_leaves(instruction, is_entry=is_entry, measure=facts.footprint)
             if not arrays:
@@ -509,9 +510,10 @@ class ValueTally:
             for a in arrays:
                 physical = a.physical_bytes
                 self.count += 1
-                rows.append(
-                    (-(physical or 0), c.name, instruction.name, a.index, a, instruction.opcode)
-                )
+                if keep_rows:
+                    rows.append(
+                        (-(physical or 0), c.name, instruction.name, a.index, a, instruction.opcode)
+                    )
                 acc = totals.get(a.memory_space)
                 if acc is None:
                     acc = totals[a.memory_space] = [0, 0, 0, 0]
@@ -522,13 +524,24 @@ class ValueTally:
                 acc[0] += 1
                 acc[1] += logical
                 acc[2] += physical
-                if physical != logical:
+                if keep_rows and physical != logical:
                     hit = padded.get(id(a.shape))
                     if hit is None:
                         padded[id(a.shape)] = [a.shape, 1, instruction.name]
                     else:
                         hit[1] += 1
         self._trim()
+
+    def compact(self) -> tuple:
+        """A totals-only tally as one tuple (streaming keeps one per computation)."""
+        return (self.count, self.tiled, tuple((k, *v) for k, v in self.totals.items()))
+
+    @classmethod
+    def from_compact(cls, packed: tuple) -> ValueTally:
+        tally = cls(0)
+        tally.count, tally.tiled = packed[0], packed[1]
+        tally.totals = {k: list(rest) for k, *rest in packed[2]}
+        return tally
 
     def merge(self, other: ValueTally) -> None:
         """Add another tally's values (as if its computations had been added here, after)."""

@@ -14,7 +14,9 @@ from hlo_layout.report.indexing_model import IndexingReport, MapEntry, OperandRe
 _DIRECTION = {"out2in": "output → operand", "in2out": "operand → output"}
 
 
-def _map_lines(entry: MapEntry, multi_output: bool, report: IndexingReport) -> Iterator[Text]:
+def _map_lines(
+    entry: MapEntry, multi_output: bool, report: IndexingReport, legacy: bool
+) -> Iterator[Text]:
     oi = entry.indexing
     prefix = Text()
     if multi_output:
@@ -23,18 +25,21 @@ def _map_lines(entry: MapEntry, multi_output: bool, report: IndexingReport) -> I
     if oi.is_undefined:
         yield prefix + Text("unknown indexing", style="hlo.error")
         return
-    yield prefix + Text(format_indexing_map(oi.map))
+    yield prefix + Text(format_indexing_map(oi.map, legacy=legacy))
     for k, rv in enumerate(oi.rt_vars):
         yield Text.assemble(
             ("  rt", "hlo.muted"), (str(k), "hlo.muted"), (" reads ", "hlo.muted"),
-            (str(rv.source), "hlo.name"), ("; ", "hlo.muted"), format_indexing_map(rv.map),
+            (str(rv.source), "hlo.name"), ("; ", "hlo.muted"),
+            format_indexing_map(rv.map, legacy=legacy),
         )  # fmt: skip
     if oi.replica_id is not None:
-        yield Text.assemble(("  replica id: ", "hlo.muted"), format_indexing_map(oi.replica_id))
+        yield Text.assemble(
+            ("  replica id: ", "hlo.muted"), format_indexing_map(oi.replica_id, legacy=legacy)
+        )
 
 
 @group()
-def _operand(op: OperandReport, report: IndexingReport) -> Iterator[RenderableType]:
+def _operand(op: OperandReport, report: IndexingReport, legacy: bool) -> Iterator[RenderableType]:
     head = Text.assemble(
         ("operand " if report.kind != "computation" else "parameter ", "hlo.muted"),
         (str(op.index), "hlo.count"), "  ", (op.name, "hlo.name"), "  ", (op.shape, "hlo.shape"),
@@ -43,16 +48,18 @@ def _operand(op: OperandReport, report: IndexingReport) -> Iterator[RenderableTy
         head.append("  unknown", style="hlo.error")
     yield head
     if not op.maps:
-        yield Padding(Text("not read by any output", style="hlo.muted"), (0, 0, 0, 2), expand=False)
+        empty = "not read" if report.direction == "out2in" else "reaches no output"
+        yield Padding(Text(empty, style="hlo.muted"), (0, 0, 0, 2), expand=False)
     multi_output = len(report.outputs) > 1
     for entry in op.maps:
-        for line in _map_lines(entry, multi_output, report):
+        for line in _map_lines(entry, multi_output, report, legacy):
             yield Padding(line, (0, 0, 0, 2), expand=False)
 
 
 @group()
-def render_indexing(report: IndexingReport) -> Iterator[RenderableType]:
-    """The whole report: header, one block per operand, counts, notes."""
+def render_indexing(report: IndexingReport, *, legacy: bool = False) -> Iterator[RenderableType]:
+    """The whole report: header, one block per operand, counts, notes. `legacy` prints maps as
+    XLA did before 2026-06 (`floordiv`)."""
     yield Text.assemble(
         (report.kind + " ", "hlo.muted"), (report.target, "hlo.name"),
         (f" ({report.opcode})" if report.opcode and report.kind != "fusion" else "", "hlo.opcode"),
@@ -69,11 +76,12 @@ def render_indexing(report: IndexingReport) -> Iterator[RenderableType]:
                             (shape, "hlo.shape"))  # fmt: skip
     yield Text("")
     for op in report.operands:
-        yield _operand(op, report)
+        yield _operand(op, report, legacy)
     counts = report.counts
     yield Text("")
     yield Text(
-        f"{counts['maps']} maps: {counts['exact']} exact, {counts['unknown']} unknown"
+        f"{counts['maps']} map{'' if counts['maps'] == 1 else 's'}: "
+        f"{counts['exact']} exact, {counts['unknown']} unknown"
         + (f" ({counts['known_empty']} known empty)" if counts["known_empty"] else ""),
         style="hlo.count",
     )

@@ -65,14 +65,21 @@ def computation_json(
 
 
 def computation_object(
-    computation: Computation, shape_text: _ShapeText, kind: str, is_entry: bool
+    computation: Computation,
+    shape_text: _ShapeText,
+    kind: str,
+    is_entry: bool,
+    instructions: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """The computation's JSON object once its kind is known (streaming knows it only later)."""
+    """The computation's JSON object once its kind is known (streaming knows it only later and
+    passes a placeholder `instructions` list, writing the instructions itself)."""
+    if instructions is None:
+        instructions = [instruction_json(i, shape_text) for i in computation.instructions]
     return {
         "name": computation.name,
         "kind": kind,
         "is_entry": is_entry,
-        "instructions": [instruction_json(i, shape_text) for i in computation.instructions],
+        "instructions": instructions,
     }
 
 

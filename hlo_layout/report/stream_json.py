@@ -25,7 +25,13 @@ from hlo_layout.layout.module_memory import (
     ValueTally,
     head_rows,
 )
-from hlo_layout.report.model import SCHEMA_VERSION, _ShapeText, computation_object, memory_json
+from hlo_layout.report.model import (
+    SCHEMA_VERSION,
+    _ShapeText,
+    computation_object,
+    instruction_json,
+    memory_json,
+)
 from hlo_layout.syntax.stream import ModuleHeader, stream_items
 from hlo_layout.syntax.tree import Computation, computation_kind
 
@@ -45,7 +51,7 @@ class _Module:
     attributes: dict[str, str]
     fragments: list[tuple[str, int, int]] = field(default_factory=list)  # (name, start, length)
     callers: dict[str, list[str]] = field(default_factory=dict)
-    tallies: dict[str, ValueTally] = field(default_factory=dict)
+    tallies: dict[str, tuple] = field(default_factory=dict)  # ValueTally.compact()
     entry: str | None = None
     head: HeadRows = field(default_factory=HeadRows)
 
@@ -61,6 +67,28 @@ def _callees(c: Computation) -> list[tuple[str, str]]:
 def _indent(text: str, spaces: int) -> str:
     pad = " " * spaces
     return "\n".join(pad + line for line in text.split("\n"))
+
+
+def _write_computation(spool: TextIO, c: Computation, shape_text: _ShapeText) -> None:
+    """`json.dumps(computation_object(...), indent=2)` indented to its place in the document,
+    written one instruction at a time (a computation of a million instructions never becomes
+    one Python structure)."""
+    if not c.instructions:
+        shell = computation_object(c, shape_text, _KIND, c.is_entry, [])
+        spool.write(_indent(json.dumps(shell, indent=2, ensure_ascii=False), 8))
+        return
+    shell = computation_object(c, shape_text, _KIND, c.is_entry, [_SPLICE])
+    head, _, tail = _indent(json.dumps(shell, indent=2, ensure_ascii=False), 8).partition(
+        " " * 12 + json.dumps(_SPLICE)
+    )
+    spool.write(head)
+    last = len(c.instructions) - 1
+    for n, instruction in enumerate(c.instructions):
+        text = json.dumps(instruction_json(instruction, shape_text), indent=2, ensure_ascii=False)
+        spool.write(_indent(text, 12))
+        if n != last:
+            spool.write(",\n")
+    spool.write(tail)
 
 
 def stream_inspect_json(
@@ -93,14 +121,13 @@ def stream_inspect_json(
                 m.callers.setdefault(callee, []).append(opcode)
             tally = ValueTally(0)
             tally.add(item, is_entry=item.is_entry, facts=facts)
-            m.tallies[item.name] = tally
+            m.tallies[item.name] = tally.compact()
             if wanted:
                 seen_names.update(i.name for i in item.instructions if i.name in wanted)
-            obj = computation_object(item, shape_text, _KIND, item.is_entry)
-            text = _indent(json.dumps(obj, indent=2, ensure_ascii=False), 8)
             start = spool.tell()
-            spool.write(text)
+            _write_computation(spool, item, shape_text)
             m.fragments.append((item.name, start, spool.tell() - start))
+            del item, tally
         if any(m.entry is None and m.fragments for m in modules):
             raise NeedsWholeFile
         _write_document(modules, spool, out, facts, assignment, seen_names, str(path))
@@ -111,7 +138,7 @@ def _module_object(m: _Module, file: str, facts: ShapeFacts, assignment, names) 
     for name, _, _ in m.fragments:
         opcodes = m.callers.get(name, ())
         if name == m.entry or any(op in CONTROL_FLOW_OPCODES for op in opcodes):
-            total.merge(m.tallies[name])
+            total.merge(ValueTally.from_compact(m.tallies[name]))
     report = total.report(facts, m.head, scope=None, assignment=assignment, names=names)
     return {
         "module": m.name,

@@ -60,19 +60,6 @@ def _computation_problems(module: Module, computation: Computation) -> list[Prob
                             instruction.span,
                         )
                     )
-    # A header-less snippet may call computations it does not include.
-    if module.name is not None:
-        for instruction in computation.instructions:
-            for callee in instruction.called_computations:
-                if module.computation(callee) is None:
-                    problems.append(
-                        Problem(
-                            f"'{instruction.name}' calls unknown computation '{callee}'",
-                            computation.name,
-                            instruction.name,
-                            instruction.span,
-                        )
-                    )
     return problems
 
 
@@ -92,6 +79,21 @@ def verify(module: Module) -> tuple[Problem, ...]:
             )
         names.add(computation.name)
         problems.extend(_computation_problems(module, computation))
+    # A header-less snippet may call computations it does not include. `callers` is cached on
+    # the module, so this costs nothing more once anything asks for computation kinds.
+    if module.name is not None:
+        for callee, sites in module.callers.items():
+            if callee not in names:
+                for computation, instruction in sites:
+                    problems.append(
+                        Problem(
+                            f"'{instruction.name}' calls unknown computation '{callee}'",
+                            computation.name,
+                            instruction.name,
+                            instruction.span,
+                        )
+                    )
+        problems.sort(key=lambda p: p.span.start if p.span is not None else -1)
     return tuple(problems)
 
 

@@ -1,4 +1,4 @@
-"""The worked examples in the interop views' docstrings are true (they are their documentation)."""
+"""The worked examples in docstrings are true: they are the documentation of these modules."""
 
 from __future__ import annotations
 
@@ -8,6 +8,13 @@ import importlib
 import pytest
 
 MODULES = [
+    "hlo_layout",
+    "hlo_layout.layout.tiling",
+    "hlo_layout.layout.size",
+    "hlo_layout.layout.padding",
+    "hlo_layout.layout.memory_space",
+    "hlo_layout.report.units",
+    "hlo_layout.report.layout_model",
     "hlo_layout.interop",
     "hlo_layout.interop.cute",
     "hlo_layout.interop.axe",

@@ -328,8 +328,15 @@ class Module:
         if cached is not None:
             return cached  # type: ignore[return-value]
         out: dict[str, list[tuple[Computation, Instruction]]] = {}
+        search = _CALLS_RE.search
         for c in self.computations:
             for i in c.instructions:
+                attributes = i.attributes
+                # Most instructions call nothing: skip them without splitting their attributes.
+                if not attributes or (
+                    type(attributes) is LazyAttributes and search(attributes._text) is None
+                ):
+                    continue
                 for callee in i.called_computations:
                     out.setdefault(callee, []).append((c, i))
         result = {k: tuple(v) for k, v in out.items()}

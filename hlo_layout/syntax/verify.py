@@ -32,9 +32,19 @@ class Problem:
 
 
 def _computation_problems(module: Module, computation: Computation) -> list[Problem]:
+    by_name = computation._by_name
+    instructions = computation.instructions
+    # Fast path (every parse runs this): names unique when the index holds them all, operands
+    # defined when no operand name falls outside it. The loops below only say where.
+    unique = len(by_name) == len(instructions)
+    if unique and (
+        computation.synthetic
+        or not {o.name for i in instructions for o in i.operands}.difference(by_name)
+    ):
+        return []
     problems: list[Problem] = []
     seen: set[str] = set()
-    for instruction in computation.instructions:
+    for instruction in instructions:
         if instruction.name in seen:
             problems.append(
                 Problem(
@@ -48,8 +58,7 @@ def _computation_problems(module: Module, computation: Computation) -> list[Prob
         seen.add(instruction.name)
     # Bare instruction lines (a doc snippet) refer to values defined elsewhere.
     if not computation.synthetic:
-        by_name = computation._by_name
-        for instruction in computation.instructions:
+        for instruction in instructions:
             for operand in instruction.operands:
                 if operand.name not in by_name:
                     problems.append(

@@ -211,3 +211,41 @@ def test_directories_globs_shards_and_jobs(tmp_path: Path) -> None:
         json.loads(runner.invoke(app, ["check", str(copy), "-f", "json"]).stdout)["modules_checked"]
         == 1
     )
+
+
+GPU = CORPUS / "jax-gpu-h100" / "module_316915.jit_f.sm_9.0a_gpu_after_optimizations.txt"
+
+
+def test_custom_call_rules_on_a_gpu_dump() -> None:
+    m = metrics(GPU)
+    assert m.custom_calls == 2
+    assert invoke(str(GPU), "--max-custom-calls", "2")[0] == 0
+    assert invoke(str(GPU), "--max-custom-calls", "1")[0] == 1
+    code, doc = invoke(str(GPU), "--forbid-custom-call", "__cudnn$convForward")
+    assert code == 1 and doc["violations"][0]["where"] == "__cudnn$convForward"
+    assert invoke(str(GPU), "--forbid-custom-call", "__cublas$gemm")[0] == 0
+
+
+def test_allocation_total_is_the_compilers() -> None:
+    from hlo_layout.layout.buffer_assignment import buffer_assignment_beside, read_buffer_assignment
+
+    total = read_buffer_assignment(buffer_assignment_beside(TRANSFORMER)).total_bytes
+    assert metrics(TRANSFORMER).allocation_bytes == total > 0
+    assert invoke(str(TRANSFORMER), "--max-allocation-bytes", str(total))[0] == 0
+    assert invoke(str(TRANSFORMER), "--max-allocation-bytes", str(total - 1))[0] == 1
+
+
+def test_expansion_and_required_space(tmp_path: Path) -> None:
+    padded = [b for b in metrics(TRANSFORMER).largest if b.physical_bytes > b.logical_bytes]
+    if padded:
+        worst = max(b.physical_bytes / b.logical_bytes for b in padded)
+        assert invoke(str(TRANSFORMER), "--max-expansion", f"{worst:.6f}")[0] == 0
+        assert invoke(str(TRANSFORMER), "--max-expansion", f"{worst * 0.999:.6f}")[0] == 1
+    param = metrics(HOST).entry_buffers[0]
+    cfg = tmp_path / "hlo-layout.toml"
+    cfg.write_text(f'[check]\nrequire-space = {{ "{param.name}" = {param.memory_space} }}\n')
+    assert invoke(str(HOST), "--config", str(cfg))[0] == 0
+    other = 1 if param.memory_space != 1 else 0
+    cfg.write_text(f'[check]\nrequire-space = {{ "{param.name}" = {other} }}\n')
+    code, doc = invoke(str(HOST), "--config", str(cfg))
+    assert code == 1 and doc["violations"][0]["rule"] == "require-space"

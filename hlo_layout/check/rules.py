@@ -168,6 +168,18 @@ def placement(m: ModuleMetrics, p: Policy) -> list[Violation]:
     return out
 
 
+def _forbidden(
+    rule: str, counts: dict[str, int], names: frozenset[str], m: ModuleMetrics, message: str
+) -> list[Violation]:
+    """One violation per forbidden name that occurs (`message` may use {n} and {name})."""
+    return [
+        Violation(rule, m.module, m.file, str(counts[name]), "0", name,
+                  message.format(n=counts[name], name=name))
+        for name in sorted(names)
+        if counts.get(name)
+    ]  # fmt: skip
+
+
 def structure(m: ModuleMetrics, p: Policy) -> list[Violation]:
     """Instruction / fusion / copy / custom-call counts, forbidden opcodes and targets."""
     out = _count_rule("max-instructions", "instructions", m.instructions, p.max_instructions, m)
@@ -186,32 +198,10 @@ def structure(m: ModuleMetrics, p: Policy) -> list[Violation]:
                 f"{m.fusions} fusions < {p.min_fusions}",
             )
         )
-    for opcode in sorted(p.forbid_opcodes):
-        if m.opcodes.get(opcode):
-            out.append(
-                Violation(
-                    "forbid-opcode",
-                    m.module,
-                    m.file,
-                    str(m.opcodes[opcode]),
-                    "0",
-                    opcode,
-                    f"{m.opcodes[opcode]} {opcode} instruction(s)",
-                )
-            )
-    for target in sorted(p.forbid_targets):
-        if m.custom_call_targets.get(target):
-            out.append(
-                Violation(
-                    "forbid-custom-call",
-                    m.module,
-                    m.file,
-                    str(m.custom_call_targets[target]),
-                    "0",
-                    target,
-                    f"custom-call to {target}",
-                )
-            )
+    out += _forbidden("forbid-opcode", m.opcodes, p.forbid_opcodes, m, "{n} {name} instruction(s)")
+    out += _forbidden(
+        "forbid-custom-call", m.custom_call_targets, p.forbid_targets, m, "custom-call to {name}"
+    )
     return out
 
 

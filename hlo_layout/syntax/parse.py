@@ -14,7 +14,7 @@ import gc
 import gzip
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lark.exceptions import (
     LarkError,
@@ -200,19 +200,27 @@ def parse(
     return modules[0]
 
 
+def open_binary(path: Path) -> BinaryIO:
+    """A dump file opened for reading; a directory, a missing or an unreadable path raises
+    HloInputError (shared by `read_text` and the streaming reader)."""
+    try:
+        if path.is_dir():
+            raise HloInputError(f"{path}: is a directory, not an HLO file")
+        return path.open("rb")
+    except FileNotFoundError:
+        raise HloInputError(f"{path}: no such file") from None
+    except OSError as e:
+        raise HloInputError(f"{path}: cannot read ({e.strerror or e})") from None
+
+
 def read_text(path: str | Path) -> str:
     """The text of a dump file; `.gz` is decompressed. Raises HloInputError on any I/O problem."""
     p = Path(path)
-    try:
-        if p.is_dir():
-            raise HloInputError(f"{p}: is a directory, not an HLO file")
-        data = p.read_bytes()
-    except HloInputError:
-        raise
-    except FileNotFoundError:
-        raise HloInputError(f"{p}: no such file") from None
-    except OSError as e:
-        raise HloInputError(f"{p}: cannot read ({e.strerror or e})") from None
+    with open_binary(p) as f:
+        try:
+            data = f.read()
+        except OSError as e:
+            raise HloInputError(f"{p}: cannot read ({e.strerror or e})") from None
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from hlo_layout.errors import HloLayoutError, Span
-from hlo_layout.syntax.parse import HloInputError, parse_modules
+from hlo_layout.syntax.parse import HloInputError, open_binary, parse_modules
 from hlo_layout.syntax.tree import Attribute, Computation, Section
 
 
@@ -41,14 +41,7 @@ StreamItem = ModuleHeader | Section | Computation
 
 def _open(path: Path) -> IO[str]:
     """The file as text lines (gzip or plain), with the checks `read_text` makes up front."""
-    try:
-        if path.is_dir():
-            raise HloInputError(f"{path}: is a directory, not an HLO file")
-        raw: IO[bytes] = path.open("rb")
-    except FileNotFoundError:
-        raise HloInputError(f"{path}: no such file") from None
-    except OSError as e:
-        raise HloInputError(f"{path}: cannot read ({e.strerror or e})") from None
+    raw: IO[bytes] = open_binary(path)
     head = raw.peek(65536)[:65536] if hasattr(raw, "peek") else b""
     if head[:2] == b"\x1f\x8b":
         raw = gzip.GzipFile(fileobj=raw)  # type: ignore[assignment]

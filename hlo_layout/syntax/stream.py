@@ -45,7 +45,11 @@ def _open(path: Path) -> IO[str]:
     head = raw.peek(65536)[:65536] if hasattr(raw, "peek") else b""
     if head[:2] == b"\x1f\x8b":
         raw = gzip.GzipFile(fileobj=raw)  # type: ignore[assignment]
-        head = raw.peek(65536)[:65536]  # type: ignore[attr-defined]
+        try:
+            head = raw.peek(65536)[:65536]  # type: ignore[attr-defined]
+        except (OSError, EOFError) as e:
+            raw.close()
+            raise HloInputError(f"{path}: broken gzip data ({e})") from None
     if b"\x00" in head:
         raw.close()
         raise HloInputError(f"{path}: binary data, not HLO text")
@@ -112,3 +116,5 @@ def stream_items(path: str | Path) -> Iterator[StreamItem]:
                     yield from module.computations
         except UnicodeDecodeError as e:
             raise HloInputError(f"{path}: not UTF-8 text ({e.reason})") from None
+        except (OSError, EOFError) as e:  # a truncated or corrupt .gz, met while reading
+            raise HloInputError(f"{path}: broken gzip data ({e})") from None

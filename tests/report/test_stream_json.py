@@ -29,3 +29,19 @@ def test_stream_falls_back_on_bad_input(tmp_path: Path) -> None:
     assert result.exit_code == 3
     assert '"modules": []' in result.stdout  # the same document the in-memory path prints
     assert f"{bad}:4:" in result.stderr
+
+
+def test_truncated_gzip_is_an_input_error_in_both_paths(tmp_path: Path) -> None:
+    import gzip
+
+    from tests.conftest import SAMPLES
+
+    data = gzip.compress(
+        (SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt").read_bytes()
+    )
+    broken = tmp_path / "dump.txt.gz"
+    broken.write_bytes(data[: len(data) // 2])
+    for mode in ("--stream", "--no-stream"):
+        result = runner.invoke(app, ["inspect", str(broken), "-f", "json", mode])
+        assert result.exit_code == 3, (mode, result.output)
+        assert "broken gzip data" in result.stderr

@@ -13,8 +13,11 @@ from typing import Any
 from hlo_layout.check.metrics import ModuleMetrics
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
+from hlo_layout.units import ratio_percent, round_for_people
 
-SCHEMA_VERSION = 1
+#: 2: modules are paired by relative path then unique name (`unpaired_old` / `unpaired_new`,
+#: `ambiguous`, `warnings`), each module says whether it `changed`; percents are exact.
+SCHEMA_VERSION = 2
 
 _FIGURES = (
     "instructions", "computations", "fusions", "copies", "custom_calls", "argument_bytes",
@@ -23,10 +26,14 @@ _FIGURES = (
 
 
 def _delta(old: float | None, new: float | None) -> dict[str, Any]:
+    """old, new, new - old and the change in percent of old (exact for ints of any size,
+    rounded to 3 decimals; None when old is 0 or a side is missing)."""
     delta = None if old is None or new is None else new - old
+    if isinstance(delta, float):
+        delta = round_for_people(delta)
     percent = None
-    if delta is not None and old:
-        percent = round(100.0 * delta / old, 3)
+    if delta is not None and old and new is not None:
+        percent = ratio_percent(new - old, old)
     return {"old": old, "new": new, "delta": delta, "percent": percent}
 
 
@@ -39,7 +46,8 @@ def metrics_diff(old: ModuleMetrics, new: ModuleMetrics) -> dict[str, Any]:
     """Figure by figure, then per memory space, opcode and fusion kind (changed ones only)."""
     figures = {k: _delta(getattr(old, k), getattr(new, k)) for k in _FIGURES}
     figures["padding_percent"] = _delta(
-        round(old.padding_percent, 3), round(new.padding_percent, 3)
+        ratio_percent(old.padding_bytes, old.physical_bytes) or 0.0,
+        ratio_percent(new.padding_bytes, new.physical_bytes) or 0.0,
     )
     figures["largest_buffer_bytes"] = _delta(
         old.largest[0].physical_bytes if old.largest else 0,
@@ -153,27 +161,21 @@ def structure_diff(old: Module, new: Module) -> dict[str, Any]:
 def module_diff(
     old: Module, new: Module, old_metrics: ModuleMetrics, new_metrics: ModuleMetrics
 ) -> dict[str, Any]:
+    figures = metrics_diff(old_metrics, new_metrics)
+    structure = structure_diff(old, new)
+    changed = (
+        any(d["delta"] for d in figures["figures"].values())
+        or any(d["delta"] for d in figures["space_bytes"].values())
+        or bool(figures["opcodes"] or figures["fusion_kinds"])
+        or any(structure["computations"].values())
+        or any(structure["instructions"].values())
+    )
     return {
         "old_module": old_metrics.module,
         "new_module": new_metrics.module,
         "old_file": old_metrics.file,
         "new_file": new_metrics.file,
-        **metrics_diff(old_metrics, new_metrics),
-        **structure_diff(old, new),
+        "changed": changed,
+        **figures,
+        **structure,
     }
-
-
-def pair_modules(
-    old: list[tuple[Module, ModuleMetrics]], new: list[tuple[Module, ModuleMetrics]]
-) -> tuple[list[tuple[Any, Any]], list[str], list[str]]:
-    """Modules paired by name; a lone module on each side pairs whatever its name."""
-    if len(old) == 1 and len(new) == 1:
-        return [(old[0], new[0])], [], []
-    by_name = {m.name: (m, x) for m, x in new}
-    pairs, only_old = [], []
-    for m, x in old:
-        if m.name in by_name:
-            pairs.append(((m, x), by_name.pop(m.name)))
-        else:
-            only_old.append(x.module)
-    return pairs, only_old, [x.module for _, x in by_name.values()]

@@ -1,29 +1,40 @@
 """What a CI gate allows: limits from flags and from `hlo-layout.toml` / `[tool.hlo-layout]`.
 
-Config layout (every key optional; sizes accept units such as "64MiB"):
+Config layout (every key optional; keys are the flags' names; sizes accept units such as
+"64MiB"):
 
     [check]                       # applies to every module
-    max-argument-bytes = "64MiB"
-    forbid-space = [5]
+    max-argument-bytes = "64MiB"  # (also accepted at the top of hlo-layout.toml, or directly
+    forbid-space = [5]            #  under [tool.hlo-layout] in pyproject.toml)
     max-padding-percent = 20
 
     [[check.modules]]             # later sections refine earlier ones for matching modules
     match = "jit_train_*"         # glob over module names
     max-fusions = 400
 
-Flags given on the command line override the config for every module.
+Without `--config`, the first folder from the current one upwards that holds `hlo-layout.toml`,
+or a `pyproject.toml` with a `[tool.hlo-layout]` table, gives the config (as ruff looks for its
+own). Unknown or misplaced keys are usage errors naming the key and the file; nothing is
+dropped. Flags given on the command line override the config for every module.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import difflib
 import fnmatch
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hlo_layout.check.sizes import parse_size
+from hlo_layout.check.rule_spec import (
+    SPACE_NAMES,
+    RuleSpec,
+    RuleValueError,
+)
+from hlo_layout.check.rule_spec import parse_space as _parse_space
+from hlo_layout.check.rules import RULES, RULES_BY_KEY
 from hlo_layout.errors import HloLayoutError
 
 if sys.version_info >= (3, 11):
@@ -31,124 +42,81 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+__all__ = ["SPACE_NAMES", "Policy", "PolicyError", "PolicySet", "load_config", "parse_space"]
+
 
 class PolicyError(HloLayoutError):
     """A config file or flag value that cannot be a rule (a usage error: exit 2)."""
 
 
-#: Memory spaces by the names the rules doc gives them (numbers are accepted too).
-SPACE_NAMES = {"hbm": 0, "default": 0, "device": 0, "vmem": 1, "fast": 1, "host": 5}
-
-
 def parse_space(value: str | int) -> int:
-    if isinstance(value, int):
-        return value
-    text = value.strip().lower()
-    if text.startswith("s(") and text.endswith(")"):
-        text = text[2:-1]
-    if text.isdigit():
-        return int(text)
-    if text in SPACE_NAMES:
-        return SPACE_NAMES[text]
-    raise PolicyError(
-        f"not a memory space: {value!r} (a number, S(n), or one of {sorted(SPACE_NAMES)})"
-    )
+    """`5`, `S(5)`, `host` → 5; PolicyError otherwise."""
+    try:
+        return _parse_space(value)
+    except RuleValueError as e:
+        raise PolicyError(str(e)) from None
 
 
 @dataclass(frozen=True)
 class Policy:
-    """Limits for one module; None (or empty) means the rule is off."""
+    """Limits for one module, by rule key; a missing key means the rule is off.
 
-    max_argument_bytes: int | None = None
-    max_output_bytes: int | None = None
-    max_space_bytes: dict[int, int] = field(default_factory=dict)
-    max_buffer_bytes: int | None = None
-    max_allocation_bytes: int | None = None
-    max_padding_percent: float | None = None
-    max_padding_bytes: int | None = None
-    max_expansion: float | None = None
-    expansion_min_bytes: int = 0
-    forbid_spaces: frozenset[int] = frozenset()
-    require_spaces: dict[str, int] = field(default_factory=dict)
-    max_instructions: int | None = None
-    max_fusions: int | None = None
-    min_fusions: int | None = None
-    max_copies: int | None = None
-    max_custom_calls: int | None = None
-    forbid_opcodes: frozenset[str] = frozenset()
-    forbid_targets: frozenset[str] = frozenset()
-    max_growth_percent: float | None = None
-    max_padding_growth_points: float | None = None
-    max_fusion_growth: int | None = None
+    Attribute access by parameter name (`policy.max_fusions`) reads the same values.
+    """
 
-    def merged(self, **changes: Any) -> Policy:
-        """This policy with `changes` applied (None values are ignored; sets and maps merge)."""
-        updates: dict[str, Any] = {}
+    limits: Mapping[str, Any] = field(default_factory=dict)
+
+    def get(self, key: str) -> Any:
+        spec = RULES_BY_KEY[key]
+        return self.limits.get(spec.key, spec.default())
+
+    def __getattr__(self, name: str) -> Any:
+        key = name.replace("_", "-")
+        if key in RULES_BY_KEY:
+            return self.get(key)
+        raise AttributeError(name)
+
+    def merged(self, changes: Mapping[str, Any]) -> Policy:
+        """This policy with `changes` (rule key → value) applied: None is ignored, sets are
+        united, tables merged, other values replaced."""
+        limits = dict(self.limits)
         for key, value in changes.items():
             if value is None:
                 continue
-            current = getattr(self, key)
-            if isinstance(current, frozenset):
-                value = current | frozenset(value)
-            elif isinstance(current, dict):
+            spec = RULES_BY_KEY[key]
+            current = limits.get(spec.key)
+            if isinstance(value, frozenset) and current is not None:
+                value = current | value
+            elif isinstance(value, dict) and current is not None:
                 value = {**current, **value}
-            updates[key] = value
-        return dataclasses.replace(self, **updates)
+            limits[spec.key] = value
+        return Policy(limits)
 
     @property
     def is_empty(self) -> bool:
-        return self == Policy()
+        return not any(v != RULES_BY_KEY[k].default() for k, v in self.limits.items())
 
 
-_SIZE_KEYS = {
-    "max-argument-bytes", "max-output-bytes", "max-buffer-bytes", "max-allocation-bytes",
-    "max-padding-bytes", "expansion-min-bytes",
-}  # fmt: skip
-_FLOAT_KEYS = {
-    "max-padding-percent",
-    "max-expansion",
-    "max-growth-percent",
-    "max-padding-growth-points",
-}
-_INT_KEYS = {
-    "max-instructions", "max-fusions", "min-fusions", "max-copies", "max-custom-calls",
-    "max-fusion-growth",
-}  # fmt: skip
-
-
-def _from_table(table: dict[str, Any], where: str) -> dict[str, Any]:
-    """Config keys (kebab-case) → Policy fields, with values checked."""
+def _rules_of(table: Mapping[str, Any], where: str, allowed: tuple[str, ...] = ()) -> dict:
+    """Config keys → rule values; any other key is an error naming the key and `where`."""
     out: dict[str, Any] = {}
     for key, value in table.items():
-        if key in ("match", "modules"):
+        if key in allowed:
             continue
-        name = key.replace("-", "_")
+        spec = RULES_BY_KEY.get(key)
+        if spec is None:
+            raise PolicyError(f"{where}: unknown key {key!r}{_did_you_mean(key)}")
         try:
-            if key in _SIZE_KEYS:
-                out[name] = parse_size(value)
-            elif key in _FLOAT_KEYS:
-                out[name] = float(value)
-            elif key in _INT_KEYS:
-                out[name] = int(value)
-            elif key == "max-space-bytes":
-                out[name] = {parse_space(k): parse_size(v) for k, v in dict(value).items()}
-            elif key == "forbid-space":
-                out["forbid_spaces"] = frozenset(parse_space(v) for v in _as_list(value))
-            elif key == "require-space":
-                out["require_spaces"] = {str(k): parse_space(v) for k, v in dict(value).items()}
-            elif key == "forbid-opcode":
-                out["forbid_opcodes"] = frozenset(str(v) for v in _as_list(value))
-            elif key == "forbid-custom-call":
-                out["forbid_targets"] = frozenset(str(v) for v in _as_list(value))
-            else:
-                raise PolicyError(f"{where}: unknown key {key!r}")
-        except (ValueError, TypeError) as e:
+            out[spec.key] = spec.parse(value)
+        except (RuleValueError, ValueError, TypeError) as e:
             raise PolicyError(f"{where}: {key}: {e}") from None
     return out
 
 
-def _as_list(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list | tuple) else [value]
+def _did_you_mean(key: str) -> str:
+    names = [r.key for r in RULES] + ["check", "match", "modules"]
+    close = difflib.get_close_matches(key, names, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 @dataclass(frozen=True)
@@ -157,49 +125,129 @@ class PolicySet:
 
     base: Policy = Policy()
     sections: tuple[tuple[str, Policy], ...] = ()
-    overrides: dict[str, Any] = field(default_factory=dict)
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    #: The config file read, if any (shown in reports).
+    source: str | None = None
 
     def for_module(self, name: str) -> Policy:
         policy = self.base
         for pattern, section in self.sections:
             if fnmatch.fnmatchcase(name, pattern):
-                policy = policy.merged(
-                    **{f.name: getattr(section, f.name) for f in dataclasses.fields(section)
-                       if getattr(section, f.name) != getattr(Policy(), f.name)}
-                )  # fmt: skip
-        return policy.merged(**self.overrides)
+                policy = policy.merged(section.limits)
+        return policy.merged(self.overrides)
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> PolicySet:
+        return PolicySet(self.base, self.sections, dict(overrides), self.source)
+
+    def keys_in_use(self) -> set[str]:
+        """Rule keys set anywhere (base, any section, or an override)."""
+        keys = {k for k, v in self.base.limits.items() if v != RULES_BY_KEY[k].default()}
+        for _, section in self.sections:
+            keys |= {k for k, v in section.limits.items() if v != RULES_BY_KEY[k].default()}
+        keys |= {
+            k for k, v in self.overrides.items() if v is not None and v != RULES_BY_KEY[k].default()
+        }
+        return keys
+
+    def needing_baseline(self) -> list[RuleSpec]:
+        """Rules in use that compare with a baseline."""
+        used = self.keys_in_use()
+        return [r for r in RULES if r.needs_baseline and r.key in used]
+
+
+CONFIG_NAME = "hlo-layout.toml"
+
+
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The first `hlo-layout.toml`, or `pyproject.toml` with `[tool.hlo-layout]`, from `start`
+    up to the file-system root, with its hlo-layout table."""
+    for folder in (start, *start.parents):
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate, _read_toml(candidate)
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            table = _pyproject_table(pyproject, _read_toml(pyproject), required=False)
+            if table is not None:
+                return pyproject, table
+    return None
+
+
+def _pyproject_table(path: Path, document: dict[str, Any], required: bool) -> Any:
+    tool = document.get("tool", {})
+    if not isinstance(tool, dict):
+        return None
+    if "hlo-layout" in tool:
+        return tool["hlo-layout"]
+    for near in ("hlo_layout", "hlo-layout-check", "hlolayout"):
+        if near in tool:
+            raise PolicyError(f"{path}: [tool.{near}] is not read; write [tool.hlo-layout]")
+    if required:
+        raise PolicyError(f"{path}: no [tool.hlo-layout] table")
+    return None
 
 
 def load_config(path: Path | None, *, search_from: Path | None = None) -> PolicySet:
-    """The policy in `path`, or in `hlo-layout.toml` / pyproject's `[tool.hlo-layout]` found
-    in `search_from` (the current directory) when no path is given; empty when there is none."""
-    table: dict[str, Any] | None = None
-    where = ""
+    """The policy in `path` (hlo-layout.toml, or pyproject.toml's `[tool.hlo-layout]`), or in
+    the config found from `search_from` (the current directory) upwards; empty when none."""
     if path is not None:
-        table, where = _read_toml(path), str(path)
-        if path.name == "pyproject.toml":
-            table = table.get("tool", {}).get("hlo-layout", {})
+        document = _read_toml(path)
+        table = (
+            _pyproject_table(path, document, required=True)
+            if path.name == "pyproject.toml"
+            else document
+        )
+        where = path
     else:
-        folder = search_from or Path.cwd()
-        if (folder / "hlo-layout.toml").is_file():
-            where = str(folder / "hlo-layout.toml")
-            table = _read_toml(folder / "hlo-layout.toml")
-        elif (folder / "pyproject.toml").is_file():
-            where = str(folder / "pyproject.toml")
-            table = _read_toml(folder / "pyproject.toml").get("tool", {}).get("hlo-layout")
-    if not table:
-        return PolicySet()
-    check = table.get("check", {})
+        found = find_config((search_from or Path.cwd()).resolve())
+        if found is None:
+            return PolicySet()
+        where, table = found
+    return _policy_set(table, str(where))
+
+
+def _policy_set(root: Any, where: str) -> PolicySet:
+    """Rules may sit at the root (`hlo-layout.toml` top level, `[tool.hlo-layout]`) or under
+    `[check]`; `[[check.modules]]` sections refine them for modules matching a glob."""
+    if not isinstance(root, dict):
+        raise PolicyError(f"{where}: the hlo-layout config must be a table")
+    for key in ("match", "modules"):
+        if key in root:
+            raise PolicyError(
+                f"{where}: {key!r} is misplaced at the top level: it belongs in a "
+                "[[check.modules]] section"
+            )
+    check = root.get("check", {})
     if not isinstance(check, dict):
-        raise PolicyError(f"{where}: [check] must be a table")
-    base = Policy().merged(**_from_table(check, f"{where} [check]"))
+        raise PolicyError(f"{where}: 'check' must be a table ([check])")
+    if "match" in check:
+        raise PolicyError(
+            f"{where}: 'match' is misplaced in [check]: it belongs in a [[check.modules]] section"
+        )
+    top = _rules_of(root, f"{where} (top level)", allowed=("check",))
+    in_check = _rules_of(check, f"{where} [check]", allowed=("modules",))
+    both = sorted(set(top) & set(in_check))
+    if both:
+        raise PolicyError(
+            f"{where}: {both[0]!r} is given both at the top level and in [check]; keep one"
+        )
+    base = Policy().merged({**top, **in_check})
+    modules = check.get("modules", [])
+    if not isinstance(modules, list):
+        raise PolicyError(f"{where}: write module sections as [[check.modules]] (an array)")
     sections = []
-    for i, section in enumerate(check.get("modules", [])):
-        if "match" not in section:
-            raise PolicyError(f"{where}: [[check.modules]] #{i + 1} needs a `match` glob")
-        fields_ = _from_table(section, f"{where} [[check.modules]] #{i + 1}")
-        sections.append((str(section["match"]), Policy().merged(**fields_)))
-    return PolicySet(base, tuple(sections))
+    for i, section in enumerate(modules, start=1):
+        label = f"{where} [[check.modules]] #{i}"
+        if not isinstance(section, dict):
+            raise PolicyError(f"{label}: must be a table")
+        if "match" not in section or not isinstance(section["match"], str):
+            raise PolicyError(f"{label}: needs a `match` glob (a string)")
+        if "modules" in section or "check" in section:
+            bad = "modules" if "modules" in section else "check"
+            raise PolicyError(f"{label}: {bad!r} is misplaced inside a module section")
+        fields_ = _rules_of(section, label, allowed=("match",))
+        sections.append((section["match"], Policy().merged(fields_)))
+    return PolicySet(base, tuple(sections), source=where)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -208,5 +256,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(f)
     except FileNotFoundError:
         raise PolicyError(f"{path}: no such config file") from None
+    except IsADirectoryError:
+        raise PolicyError(f"{path}: is a directory, not a config file") from None
+    except OSError as e:
+        raise PolicyError(f"{path}: cannot read ({e.strerror or e})") from None
     except tomllib.TOMLDecodeError as e:
         raise PolicyError(f"{path}: not valid TOML ({e})") from None
+    except UnicodeDecodeError:
+        raise PolicyError(f"{path}: not UTF-8 text") from None

@@ -1,272 +1,357 @@
-"""Budget rules: each a pure function from a module's metrics (and its baseline's) to violations.
+"""Budget rules: the one table of check rules (`RULES`) and the pure functions that judge a
+module's metrics (and its baseline's) against them.
 
 A rule reads only ModuleMetrics, so it is the same rule for a file, a glob or a directory of
-dumps, and its outcome does not depend on how the figures were computed.
+dumps, and its outcome does not depend on how the figures were computed. Adding a rule is one
+`RuleSpec` entry in `RULES`: its flag, config key, help and violation id follow from it. A
+per-memory-space budget (`SPACE=SIZE`, like `max-space-bytes`) is `per_space_at_most(...)` over
+a function (metrics, space) → bytes.
 """
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from hlo_layout.check.metrics import ModuleMetrics
-from hlo_layout.check.policy import Policy
-from hlo_layout.check.sizes import format_size
+from hlo_layout.check.rule_spec import Evaluator, Kind, RuleSpec
 from hlo_layout.layout.memory_space import memory_space_name
+from hlo_layout.units import format_bytes, format_number, ratio_percent, round_for_people
+
+if TYPE_CHECKING:
+    from hlo_layout.check.policy import Policy
 
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One broken budget: which rule, in which module, the value found and the limit."""
+    """One broken budget: which rule, in which module, the value found and the limit.
+
+    `value` and `limit` are numbers in `unit` (bytes, count, percent, points, ratio, space);
+    `value_text` / `limit_text` are the same for people (`201.00KiB`, `91.47%`).
+    """
 
     rule: str
     module: str
     file: str
-    value: str
-    limit: str
+    value: int | float
+    limit: int | float
+    unit: str
+    value_text: str
+    limit_text: str
     where: str = ""
     message: str = ""
+    #: "max": value must be <= limit; "min": value must be >= limit.
+    bound: str = "max"
 
-    def as_json(self) -> dict[str, str]:
-        return {
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "rule": self.rule,
             "module": self.module,
             "file": self.file,
             "value": self.value,
             "limit": self.limit,
+            "unit": self.unit,
+            "bound": self.bound,
+            "value_text": self.value_text,
+            "limit_text": self.limit_text,
             "where": self.where,
             "message": self.message,
         }
+        if self.unit == "bytes":
+            out["value_bytes"] = self.value
+            out["limit_bytes"] = self.limit
+        return out
 
 
-def _bytes_rule(
-    rule: str, label: str, value: int, limit: int | None, m: ModuleMetrics, where: str = ""
-) -> list[Violation]:
-    if limit is None or value <= limit:
-        return []
-    return [
-        Violation(
-            rule,
-            m.module,
-            m.file,
-            format_size(value),
-            format_size(limit),
-            where,
-            f"{label} {format_size(value)} ({value:,} B) exceeds {format_size(limit)}",
-        )
-    ]
+def display(value: int | float, unit: str) -> str:
+    """A rule's value for people, by unit."""
+    if unit == "bytes":
+        return format_bytes(int(value))
+    if unit == "percent":
+        return f"{format_number(value)}%"
+    if unit == "points":
+        return f"{format_number(value)} points"
+    if unit == "ratio":
+        return f"{format_number(value)}x"
+    if unit == "space":
+        return f"S({value})"
+    return format_number(value)
 
 
-def _count_rule(rule: str, label: str, value: int, limit: int | None, m: ModuleMetrics):
-    if limit is None or value <= limit:
-        return []
-    return [
-        Violation(rule, m.module, m.file, str(value), str(limit), "", f"{value} {label} > {limit}")
-    ]
+def _violation(
+    spec: RuleSpec,
+    m: ModuleMetrics,
+    value: int | float,
+    limit: int | float,
+    message: str,
+    where: str = "",
+    bound: str = "max",
+    signed: bool = False,
+) -> Violation:
+    value_text = display(value, spec.unit)
+    limit_text = display(limit, spec.unit)
+    if signed:
+        value_text = ("+" if value >= 0 else "") + value_text
+        limit_text = "+" + limit_text
+    if bound == "min":
+        limit_text = ">= " + limit_text
+    return Violation(
+        spec.key, m.module, m.file, value, limit, spec.unit, value_text, limit_text, where,
+        message, bound,
+    )  # fmt: skip
 
 
-def budgets(m: ModuleMetrics, p: Policy) -> list[Violation]:
-    """Entry argument / output bytes, bytes per memory space, largest buffer, allocations."""
-    out = _bytes_rule(
-        "max-argument-bytes", "entry arguments", m.argument_bytes, p.max_argument_bytes, m
-    )
-    out += _bytes_rule("max-output-bytes", "entry outputs", m.output_bytes, p.max_output_bytes, m)
-    for space, limit in sorted(p.max_space_bytes.items()):
-        used = m.space_bytes.get(space, 0)
-        out += _bytes_rule(
-            "max-space-bytes", f"bytes in {memory_space_name(space)}", used, limit, m, f"S({space})"
-        )
-    if m.largest:
-        big = m.largest[0]
-        out += _bytes_rule(
-            "max-buffer-bytes",
-            f"buffer {big.name}",
-            big.physical_bytes,
-            p.max_buffer_bytes,
-            m,
-            f"{big.computation}/{big.name}",
-        )
-    if m.allocation_bytes is not None:
-        out += _bytes_rule(
-            "max-allocation-bytes", "allocations", m.allocation_bytes, p.max_allocation_bytes, m
-        )
-    return out
+# --- evaluators: each returns a function for one table entry ----------------------------------
 
 
-def padding(m: ModuleMetrics, p: Policy) -> list[Violation]:
-    """Module padding share and bytes; single buffers that expand too much."""
-    out: list[Violation] = []
-    if p.max_padding_percent is not None and m.padding_percent > p.max_padding_percent:
-        out.append(
-            Violation(
-                "max-padding-percent",
-                m.module,
-                m.file,
-                f"{m.padding_percent:.2f}%",
-                f"{p.max_padding_percent:g}%",
-                "",
-                f"padding is {m.padding_percent:.2f}% of physical bytes "
-                f"({format_size(m.padding_bytes)})",
-            )
-        )
-    out += _bytes_rule("max-padding-bytes", "padding", m.padding_bytes, p.max_padding_bytes, m)
-    if p.max_expansion is not None:
-        for b in m.largest:
-            if b.physical_bytes < p.expansion_min_bytes or not b.logical_bytes:
-                continue
-            expansion = b.physical_bytes / b.logical_bytes
-            if expansion > p.max_expansion:
-                out.append(
-                    Violation(
-                        "max-expansion",
-                        m.module,
-                        m.file,
-                        f"{expansion:.2f}x",
-                        f"{p.max_expansion:g}x",
-                        f"{b.computation}/{b.name}",
-                        f"{b.name} {b.shape}: {format_size(b.physical_bytes)} for "
-                        f"{format_size(b.logical_bytes)} of data",
-                    )
+def at_most(measure: Callable[[ModuleMetrics], int | float | None], label: str) -> Evaluator:
+    """Value of `measure` (skipped when None) must not exceed the limit."""
+
+    def judge(spec: RuleSpec, m: ModuleMetrics, limit: Any, base: Any, p: Any) -> list[Violation]:
+        value = measure(m)
+        if value is None or value <= limit:
+            return []
+        if spec.unit == "bytes":
+            text = f"{label} {format_bytes(int(value))} ({value:,} B) exceeds {format_bytes(limit)}"
+        else:
+            text = f"{label}: {display(value, spec.unit)} > {display(limit, spec.unit)}"
+        return [_violation(spec, m, value, limit, text)]
+
+    return judge
+
+
+def at_least(measure: Callable[[ModuleMetrics], int], label: str) -> Evaluator:
+    def judge(spec: RuleSpec, m: ModuleMetrics, limit: Any, base: Any, p: Any) -> list[Violation]:
+        value = measure(m)
+        if value >= limit:
+            return []
+        return [_violation(spec, m, value, limit, f"{value} {label} < {limit}", bound="min")]
+
+    return judge
+
+
+def per_space_at_most(measure: Callable[[ModuleMetrics, int], int], label: str) -> Evaluator:
+    """A `SPACE=SIZE` budget: `measure(m, space)` bytes must not exceed each space's limit."""
+
+    def judge(spec: RuleSpec, m: ModuleMetrics, limits: Any, base: Any, p: Any) -> list[Violation]:
+        out = []
+        for space, limit in sorted(limits.items()):
+            used = measure(m, space)
+            if used > limit:
+                text = (
+                    f"{label} in {memory_space_name(space)} {format_bytes(used)} ({used:,} B) "
+                    f"exceeds {format_bytes(limit)}"
                 )
+                out.append(_violation(spec, m, used, limit, text, f"S({space})"))
+        return out
+
+    return judge
+
+
+def _largest_buffer(
+    spec: RuleSpec, m: ModuleMetrics, limit: Any, base: Any, p: Any
+) -> list[Violation]:
+    if not m.largest or m.largest[0].physical_bytes <= limit:
+        return []
+    big = m.largest[0]
+    text = (
+        f"buffer {big.name} {format_bytes(big.physical_bytes)} ({big.physical_bytes:,} B) "
+        f"exceeds {format_bytes(limit)}"
+    )
+    return [_violation(spec, m, big.physical_bytes, limit, text, f"{big.computation}/{big.name}")]
+
+
+def _padding_percent(
+    spec: RuleSpec, m: ModuleMetrics, limit: Any, base: Any, p: Any
+) -> list[Violation]:
+    share = ratio_percent(m.padding_bytes, m.physical_bytes, 2) or 0.0
+    if share <= limit:
+        return []
+    text = f"padding is {share:.2f}% of physical bytes ({format_bytes(m.padding_bytes)})"
+    return [_violation(spec, m, share, limit, text)]
+
+
+def _expansion(spec: RuleSpec, m: ModuleMetrics, limit: Any, base: Any, p: Policy) -> list[Any]:
+    floor = p.get("expansion-min-bytes") or 0
+    out = []
+    for b in m.largest:
+        if b.physical_bytes < floor or not b.logical_bytes:
+            continue
+        ratio = (ratio_percent(b.physical_bytes, b.logical_bytes, 4) or 0.0) / 100
+        if ratio > limit:
+            text = (
+                f"{b.name} {b.shape}: {format_bytes(b.physical_bytes)} for "
+                f"{format_bytes(b.logical_bytes)} of data"
+            )
+            value = round_for_people(ratio, 2)
+            out.append(_violation(spec, m, value, limit, text, f"{b.computation}/{b.name}"))
     return out
 
 
-def placement(m: ModuleMetrics, p: Policy) -> list[Violation]:
-    """Forbidden memory spaces anywhere; required spaces for named entry buffers."""
-    out: list[Violation] = []
-    for space in sorted(p.forbid_spaces):
+def _forbid_space(spec: RuleSpec, m: ModuleMetrics, spaces: Any, base: Any, p: Any) -> list[Any]:
+    out = []
+    for space in sorted(spaces):
         used = m.space_bytes.get(space, 0)
         if used:
+            text = f"{format_bytes(used)} placed in {memory_space_name(space)} (S({space}))"
             out.append(
                 Violation(
-                    "forbid-space",
-                    m.module,
-                    m.file,
-                    format_size(used),
-                    "0B",
-                    f"S({space})",
-                    f"{format_size(used)} placed in {memory_space_name(space)} (S({space}))",
-                )
+                    spec.key, m.module, m.file, used, 0, "bytes", format_bytes(used), "0B",
+                    f"S({space})", text,
+                )  # fmt: skip
             )
-    for pattern, space in sorted(p.require_spaces.items()):
-        import fnmatch
+    return out
 
+
+def _require_space(spec: RuleSpec, m: ModuleMetrics, want: Any, base: Any, p: Any) -> list[Any]:
+    out = []
+    for pattern, space in sorted(want.items()):
         for b in m.entry_buffers:
             if fnmatch.fnmatchcase(b.name, pattern) and b.memory_space != space:
-                out.append(
-                    Violation(
-                        "require-space",
-                        m.module,
-                        m.file,
-                        f"S({b.memory_space})",
-                        f"S({space})",
-                        b.name,
-                        f"{b.name} is in {memory_space_name(b.memory_space)}, "
-                        f"required {memory_space_name(space)}",
-                    )
+                text = (
+                    f"{b.name} is in {memory_space_name(b.memory_space)}, "
+                    f"required {memory_space_name(space)}"
                 )
+                out.append(_violation(spec, m, b.memory_space, space, text, b.name))
     return out
 
 
-def _forbidden(
-    rule: str, counts: dict[str, int], names: frozenset[str], m: ModuleMetrics, message: str
-) -> list[Violation]:
+def forbidden(counts: Callable[[ModuleMetrics], dict[str, int]], message: str) -> Evaluator:
     """One violation per forbidden name that occurs (`message` may use {n} and {name})."""
-    return [
-        Violation(rule, m.module, m.file, str(counts[name]), "0", name,
-                  message.format(n=counts[name], name=name))
-        for name in sorted(names)
-        if counts.get(name)
-    ]  # fmt: skip
+
+    def judge(spec: RuleSpec, m: ModuleMetrics, names: Any, base: Any, p: Any) -> list[Violation]:
+        found = counts(m)
+        return [
+            Violation(spec.key, m.module, m.file, found[name], 0, "count", str(found[name]), "0",
+                      name, message.format(n=found[name], name=name))
+            for name in sorted(names)
+            if found.get(name)
+        ]  # fmt: skip
+
+    return judge
 
 
-def structure(m: ModuleMetrics, p: Policy) -> list[Violation]:
-    """Instruction / fusion / copy / custom-call counts, forbidden opcodes and targets."""
-    out = _count_rule("max-instructions", "instructions", m.instructions, p.max_instructions, m)
-    out += _count_rule("max-fusions", "fusions", m.fusions, p.max_fusions, m)
-    out += _count_rule("max-copies", "copies", m.copies, p.max_copies, m)
-    out += _count_rule("max-custom-calls", "custom calls", m.custom_calls, p.max_custom_calls, m)
-    if p.min_fusions is not None and m.fusions < p.min_fusions:
-        out.append(
-            Violation(
-                "min-fusions",
-                m.module,
-                m.file,
-                str(m.fusions),
-                f">= {p.min_fusions}",
-                "",
-                f"{m.fusions} fusions < {p.min_fusions}",
-            )
-        )
-    out += _forbidden("forbid-opcode", m.opcodes, p.forbid_opcodes, m, "{n} {name} instruction(s)")
-    out += _forbidden(
-        "forbid-custom-call", m.custom_call_targets, p.forbid_targets, m, "custom-call to {name}"
-    )
+def _growth_percent(
+    spec: RuleSpec, m: ModuleMetrics, limit: Any, base: ModuleMetrics | None, p: Any
+) -> list[Violation]:
+    if base is None:
+        return []
+    out = []
+    for label, now, before in (
+        ("argument bytes", m.argument_bytes, base.argument_bytes),
+        ("output bytes", m.output_bytes, base.output_bytes),
+        ("physical bytes", m.physical_bytes, base.physical_bytes),
+    ):
+        grown = ratio_percent(now - before, before, 2)
+        if grown is not None and grown > limit:
+            text = f"{label} grew {format_bytes(before)} → {format_bytes(now)}"
+            out.append(_violation(spec, m, grown, limit, text, label, signed=True))
     return out
 
 
-def growth(m: ModuleMetrics, base: ModuleMetrics, p: Policy) -> list[Violation]:
-    """Against the baseline module of the same name: bytes, padding points, fusions."""
-    out: list[Violation] = []
-    if p.max_growth_percent is not None:
-        for label, now, before in (
-            ("argument bytes", m.argument_bytes, base.argument_bytes),
-            ("output bytes", m.output_bytes, base.output_bytes),
-            ("physical bytes", m.physical_bytes, base.physical_bytes),
-        ):
-            if before and 100.0 * (now - before) / before > p.max_growth_percent:
-                grown = 100.0 * (now - before) / before
-                out.append(
-                    Violation(
-                        "max-growth-percent",
-                        m.module,
-                        m.file,
-                        f"+{grown:.2f}%",
-                        f"+{p.max_growth_percent:g}%",
-                        label,
-                        f"{label} grew {format_size(before)} → {format_size(now)}",
-                    )
-                )
-    if p.max_padding_growth_points is not None:
-        points = m.padding_percent - base.padding_percent
-        if points > p.max_padding_growth_points:
-            out.append(
-                Violation(
-                    "max-padding-growth",
-                    m.module,
-                    m.file,
-                    f"+{points:.2f} points",
-                    f"+{p.max_padding_growth_points:g} points",
-                    "",
-                    f"padding {base.padding_percent:.2f}% → {m.padding_percent:.2f}%",
-                )
-            )
-    if p.max_fusion_growth is not None and m.fusions - base.fusions > p.max_fusion_growth:
-        out.append(
-            Violation(
-                "max-fusion-growth",
-                m.module,
-                m.file,
-                f"+{m.fusions - base.fusions}",
-                f"+{p.max_fusion_growth}",
-                "",
-                f"fusions {base.fusions} → {m.fusions}",
-            )
-        )
-    return out
+def _padding_growth(
+    spec: RuleSpec, m: ModuleMetrics, limit: Any, base: ModuleMetrics | None, p: Any
+) -> list[Violation]:
+    if base is None:
+        return []
+    now = ratio_percent(m.padding_bytes, m.physical_bytes, 6) or 0.0
+    before = ratio_percent(base.padding_bytes, base.physical_bytes, 6) or 0.0
+    points = round_for_people(now - before, 2)
+    if points <= limit:
+        return []
+    text = f"padding {before:.2f}% → {now:.2f}%"
+    return [_violation(spec, m, points, limit, text, signed=True)]
 
 
-RULES: tuple[Callable[[ModuleMetrics, Policy], list[Violation]], ...] = (
-    budgets,
-    padding,
-    placement,
-    structure,
-)
+def _fusion_growth(
+    spec: RuleSpec, m: ModuleMetrics, limit: Any, base: ModuleMetrics | None, p: Any
+) -> list[Violation]:
+    if base is None or m.fusions - base.fusions <= limit:
+        return []
+    text = f"fusions {base.fusions} → {m.fusions}"
+    return [_violation(spec, m, m.fusions - base.fusions, limit, text, signed=True)]
+
+
+def _space_bytes(m: ModuleMetrics, space: int) -> int:
+    return m.space_bytes.get(space, 0)
+
+
+#: Every check rule, in the order `check --help`, the README and violations list them.
+RULES: tuple[RuleSpec, ...] = (
+    RuleSpec("max-argument-bytes", Kind.SIZE, "bytes",
+             "Sum of the entry parameters' physical bytes, e.g. 64MiB.",
+             at_most(lambda m: m.argument_bytes, "entry arguments")),
+    RuleSpec("max-output-bytes", Kind.SIZE, "bytes",
+             "The entry result's physical bytes (its array leaves).",
+             at_most(lambda m: m.output_bytes, "entry outputs")),
+    RuleSpec("max-space-bytes", Kind.SPACE_SIZES, "bytes",
+             "Bytes of the values defined in a memory space, e.g. 1=16MiB or vmem=16MiB "
+             "(repeatable).",
+             per_space_at_most(_space_bytes, "bytes")),
+    RuleSpec("max-buffer-bytes", Kind.SIZE, "bytes", "The largest single buffer.",
+             _largest_buffer),
+    RuleSpec("max-allocation-bytes", Kind.SIZE, "bytes",
+             "Total of the compiler's buffer allocations (needs its *buffer-assignment.txt "
+             "beside the dump).",
+             at_most(lambda m: m.allocation_bytes, "allocations")),
+    RuleSpec("max-padding-percent", Kind.NUMBER, "percent",
+             "Padding share of the physical bytes, in percent.", _padding_percent),
+    RuleSpec("max-padding-bytes", Kind.SIZE, "bytes", "Padding bytes of the defined values.",
+             at_most(lambda m: m.padding_bytes, "padding")),
+    RuleSpec("max-expansion", Kind.NUMBER, "ratio",
+             "Any buffer's physical/logical ratio, e.g. 2 for twice the data's bytes.",
+             _expansion),
+    RuleSpec("expansion-min-bytes", Kind.SIZE, "bytes",
+             "Only buffers at least this big count for --max-expansion.", None),
+    RuleSpec("forbid-space", Kind.SPACES, "space",
+             "A memory space no value may use: 5, S(5) or host (repeatable).", _forbid_space),
+    RuleSpec("require-space", Kind.PATTERN_SPACES, "space",
+             "Config only: entry buffers whose name matches a glob must live in a space.",
+             _require_space, on_command_line=False),
+    RuleSpec("max-instructions", Kind.COUNT, "count", "Instructions in the module.",
+             at_most(lambda m: m.instructions, "instructions")),
+    RuleSpec("max-fusions", Kind.COUNT, "count", "Fusion instructions in the module.",
+             at_most(lambda m: m.fusions, "fusions")),
+    RuleSpec("min-fusions", Kind.COUNT, "count", "At least this many fusion instructions.",
+             at_least(lambda m: m.fusions, "fusions")),
+    RuleSpec("max-copies", Kind.COUNT, "count", "copy and copy-start instructions.",
+             at_most(lambda m: m.copies, "copies")),
+    RuleSpec("max-custom-calls", Kind.COUNT, "count", "custom-call instructions.",
+             at_most(lambda m: m.custom_calls, "custom calls")),
+    RuleSpec("forbid-opcode", Kind.NAMES, "count",
+             "An opcode that must not appear, e.g. copy (repeatable).",
+             forbidden(lambda m: m.opcodes, "{n} {name} instruction(s)"), metavar_text="OPCODE"),
+    RuleSpec("forbid-custom-call", Kind.NAMES, "count",
+             "A custom-call target that must not appear (repeatable).",
+             forbidden(lambda m: m.custom_call_targets, "custom-call to {name}"),
+             metavar_text="TARGET"),
+    RuleSpec("max-growth-percent", Kind.NUMBER, "percent",
+             "Growth of argument, output and physical bytes over the baseline, in percent "
+             "(needs --baseline).",
+             _growth_percent, needs_baseline=True),
+    RuleSpec("max-padding-growth", Kind.NUMBER, "points",
+             "Growth of the padding share over the baseline, in percentage points "
+             "(needs --baseline).",
+             _padding_growth, needs_baseline=True, aliases=("max-padding-growth-points",)),
+    RuleSpec("max-fusion-growth", Kind.COUNT, "count",
+             "More fusions than the baseline by at most N (needs --baseline).",
+             _fusion_growth, needs_baseline=True),
+)  # fmt: skip
+
+RULES_BY_KEY: dict[str, RuleSpec] = {r.key: r for r in RULES}
+for _rule in RULES:
+    for _alias in _rule.aliases:
+        RULES_BY_KEY[_alias] = _rule
 
 
 def evaluate(m: ModuleMetrics, p: Policy, base: ModuleMetrics | None = None) -> list[Violation]:
-    """Every violation of policy `p` by module metrics `m` (and growth over `base`)."""
-    out = [v for rule in RULES for v in rule(m, p)]
-    if base is not None:
-        out += growth(m, base, p)
+    """Every violation of policy `p` by module metrics `m` (growth rules need `base`)."""
+    out: list[Violation] = []
+    for spec in RULES:
+        value = p.get(spec.key)
+        if spec.evaluate is None or value is None or value == spec.default():
+            continue
+        out += spec.evaluate(spec, m, value, base, p)
     return out

@@ -1,19 +1,25 @@
 """`hlo-layout check PATH...`: a CI gate on compiler dumps (budgets, padding, placement,
-structure, growth over a baseline)."""
+structure, growth over a baseline).
+
+The rule options are generated from the rule table (`hlo_layout.check.rules.RULES`): one
+option per entry, named, described and parsed by that entry.
+"""
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from hlo_layout.check.discover import expand, shard
-from hlo_layout.check.policy import PolicyError, load_config, parse_space
+from hlo_layout.check.discover import expand_dumps, no_match_message, shard_dumps
+from hlo_layout.check.policy import PolicyError, load_config
+from hlo_layout.check.rule_spec import RuleSpec, RuleValueError
+from hlo_layout.check.rules import RULES
 from hlo_layout.check.run import run_check
-from hlo_layout.check.sizes import parse_size
 from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_CHECK_FAILED,
@@ -25,143 +31,136 @@ from hlo_layout.cli.common import (
     guard,
     stderr_console,
     stdout_console,
+    write_output_file,
 )
 
-
-def _size(value: str | None) -> int | None:
-    if value is None:
-        return None
-    try:
-        return parse_size(value)
-    except ValueError as e:
-        raise typer.BadParameter(str(e)) from None
+_RULE_PANEL = "Rules"
+_BASELINE_PANEL = "Baseline"
 
 
-def _space_sizes(values: list[str]) -> dict[int, int]:
-    out = {}
-    for value in values:
-        space, sep, size = value.partition("=")
-        if not sep:
-            raise typer.BadParameter(f"{value!r}: write SPACE=SIZE, e.g. 1=16MiB or vmem=16MiB")
+def _rule_option(spec: RuleSpec) -> inspect.Parameter:
+    panel = _BASELINE_PANEL if spec.needs_baseline else _RULE_PANEL
+    option = typer.Option(
+        spec.flag, help=spec.help, metavar=spec.metavar, show_default=False, rich_help_panel=panel
+    )
+    if spec.kind.repeatable:
+        annotation: Any = Annotated[list[str] | None, option]
+    else:
+        annotation = Annotated[str | None, option]
+    return inspect.Parameter(
+        spec.param, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
+    )
+
+
+CLI_RULES = tuple(r for r in RULES if r.on_command_line)
+
+
+def _overrides(values: dict[str, Any]) -> dict[str, Any]:
+    """Flag values → rule values (usage error, exit 2, naming the flag)."""
+    out: dict[str, Any] = {}
+    for spec in CLI_RULES:
+        raw = values.get(spec.param)
+        if raw is None or raw == []:
+            continue
         try:
-            out[parse_space(space)] = parse_size(size)
-        except (ValueError, PolicyError) as e:
-            raise typer.BadParameter(str(e)) from None
+            out[spec.key] = spec.parse(raw)
+        except RuleValueError as e:
+            raise typer.BadParameter(str(e), param_hint=f"'{spec.flag}'") from None
     return out
 
 
-def _spaces(values: list[str]) -> list[int]:
-    try:
-        return [parse_space(v) for v in values]
-    except PolicyError as e:
-        raise typer.BadParameter(str(e)) from None
-
-
-@app.command()
 def check(
     paths: Annotated[
-        list[str], typer.Argument(help="Dump files, globs or dump directories.", show_default=False)
+        list[str],
+        typer.Argument(
+            help="Dump files, globs or dump folders; - reads one dump from stdin.",
+            metavar="PATH",
+            show_default=False,
+        ),
     ],
-    max_argument_bytes: Annotated[
-        str | None, typer.Option(help="Entry parameters' physical bytes, e.g. 64MiB.")
-    ] = None,
-    max_output_bytes: Annotated[str | None, typer.Option(help="Entry outputs' bytes.")] = None,
-    max_space_bytes: Annotated[
-        list[str], typer.Option(help="SPACE=SIZE: bytes defined in a memory space.")
-    ] = [],  # noqa: B006 - Typer needs a list default
-    max_buffer_bytes: Annotated[str | None, typer.Option(help="Largest single buffer.")] = None,
-    max_allocation_bytes: Annotated[
-        str | None, typer.Option(help="Total of the compiler's buffer allocations.")
-    ] = None,
-    max_padding_percent: Annotated[
-        float | None, typer.Option(help="Padding share of physical bytes, percent.")
-    ] = None,
-    max_padding_bytes: Annotated[str | None, typer.Option(help="Padding bytes.")] = None,
-    max_expansion: Annotated[
-        float | None, typer.Option(help="Any buffer's physical/logical ratio.")
-    ] = None,
-    expansion_min_bytes: Annotated[
-        str | None, typer.Option(help="Only buffers at least this big count for --max-expansion.")
-    ] = None,
-    forbid_space: Annotated[
-        list[str], typer.Option(help="A memory space no buffer may use (5, S(5), host).")
-    ] = [],  # noqa: B006
-    max_instructions: Annotated[int | None, typer.Option()] = None,
-    max_fusions: Annotated[int | None, typer.Option()] = None,
-    min_fusions: Annotated[int | None, typer.Option()] = None,
-    max_copies: Annotated[int | None, typer.Option()] = None,
-    max_custom_calls: Annotated[int | None, typer.Option()] = None,
-    forbid_opcode: Annotated[list[str], typer.Option(help="An opcode that must not appear.")] = [],  # noqa: B006
-    forbid_custom_call: Annotated[
-        list[str], typer.Option(help="A custom-call target that must not appear.")
-    ] = [],  # noqa: B006
     baseline: Annotated[
         list[str] | None,
-        typer.Option(help="Old dumps (file or directory), matched by module name."),
-    ] = None,
-    max_growth_percent: Annotated[
-        float | None, typer.Option(help="Growth of argument/output/physical bytes over baseline.")
-    ] = None,
-    max_padding_growth: Annotated[
-        float | None, typer.Option(help="Growth of padding percent over baseline, in points.")
-    ] = None,
-    max_fusion_growth: Annotated[
-        int | None, typer.Option(help="More fusions than baseline.")
+        typer.Option(
+            help="Old dumps (file, glob or folder) to compare with, paired by path relative "
+            "to the folder, then by module name when unambiguous (repeatable).",
+            metavar="PATH",
+            show_default=False,
+            rich_help_panel=_BASELINE_PANEL,
+        ),
     ] = None,
     config: Annotated[
-        Path | None, typer.Option(help="hlo-layout.toml or pyproject.toml ([tool.hlo-layout]).")
+        Path | None,
+        typer.Option(
+            help="hlo-layout.toml, or pyproject.toml with a \\[tool.hlo-layout] table; found "
+            "from the current folder upwards when not given.",
+            metavar="PATH",
+            show_default=False,
+        ),
     ] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0 = cores).")
+        int,
+        typer.Option("--jobs", "-j", help="Worker processes (0 = one per core).", metavar="N"),
     ] = 0,
     shard_spec: Annotated[
-        str | None, typer.Option("--shard", help="i/n: check only the i-th of n slices.")
+        str | None,
+        typer.Option(
+            "--shard",
+            help="I/N: check only the I-th of N slices of the files (CI matrices).",
+            metavar="I/N",
+            show_default=False,
+        ),
     ] = None,
-    junit_xml: Annotated[Path | None, typer.Option(help="Also write a JUnit XML report.")] = None,
+    junit_xml: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write a JUnit XML report (missing folders are created).",
+            metavar="PATH",
+            show_default=False,
+        ),
+    ] = None,
     output_format: FormatOpt = OutputFormat.text,
+    **rules: Any,
 ) -> None:
-    """Fail (exit 1) when a dump breaks a budget. Unreadable files exit 3; the rest are still
-    checked. Rules come from flags and from a config file (see the README's CI section)."""
+    """Fail (exit 1) when a dump breaks a budget. Exit 3 when a file is unreadable or a PATH
+    matches no dump (the rest are still checked), 2 on a usage or config error. Rules come from
+    the flags below and from a config file (see the README's CI section)."""
     with guard("check"):
         try:
-            policies = load_config(config)
-            files = shard(expand(paths), shard_spec)
+            policies = load_config(config).with_overrides(_overrides(rules))
+            dumps, unmatched = expand_dumps(paths)
+            dumps = shard_dumps(dumps, shard_spec)
+            baseline_dumps = None
+            baseline_unmatched: list[str] = []
+            if baseline:
+                baseline_dumps, baseline_unmatched = expand_dumps(baseline)
         except (PolicyError, ValueError) as e:
-            stderr_console().print(f"error: {e}")
+            stderr_console().print(f"error: {e}", markup=False, highlight=False)
             raise typer.Exit(EXIT_USAGE) from None
-        overrides = dict(
-            max_argument_bytes=_size(max_argument_bytes),
-            max_output_bytes=_size(max_output_bytes),
-            max_space_bytes=_space_sizes(max_space_bytes) or None,
-            max_buffer_bytes=_size(max_buffer_bytes),
-            max_allocation_bytes=_size(max_allocation_bytes),
-            max_padding_percent=max_padding_percent,
-            max_padding_bytes=_size(max_padding_bytes),
-            max_expansion=max_expansion,
-            expansion_min_bytes=_size(expansion_min_bytes),
-            forbid_spaces=_spaces(forbid_space) or None,
-            max_instructions=max_instructions,
-            max_fusions=max_fusions,
-            min_fusions=min_fusions,
-            max_copies=max_copies,
-            max_custom_calls=max_custom_calls,
-            forbid_opcodes=forbid_opcode or None,
-            forbid_targets=forbid_custom_call or None,
-            max_growth_percent=max_growth_percent,
-            max_padding_growth_points=max_padding_growth,
-            max_fusion_growth=max_fusion_growth,
+        needing = policies.needing_baseline()
+        if needing and baseline_dumps is None:
+            flags = ", ".join(r.flag for r in needing)
+            stderr_console().print(
+                f"error: {flags} compares with a baseline: give --baseline PATH",
+                markup=False,
+                highlight=False,
+            )
+            raise typer.Exit(EXIT_USAGE)
+        if junit_xml is not None:
+            write_output_file(junit_xml, None)  # fail early (exit 2) on an unwritable path
+        missing = tuple(
+            (arg, no_match_message(arg)) for arg in [*unmatched, *baseline_unmatched]
         )
-        policies = type(policies)(policies.base, policies.sections, overrides)
-        baseline_files = expand(baseline) if baseline else None
-        result = run_check(files, policies, baseline=baseline_files, jobs=jobs)
+        result = run_check(dumps, policies, baseline=baseline_dumps, unmatched=missing, jobs=jobs)
 
         from hlo_layout.report.check_formats import check_json, check_junit, github_annotations
 
         err = stderr_console()
         for f in result.errors:
-            err.print(f"error: {f.error}", markup=False, highlight=False)
+            err.print(f.error, markup=False, highlight=False)
+        for warning in result.warnings:
+            err.print(f"warning: {warning}", markup=False, highlight=False)
         if junit_xml is not None:
-            junit_xml.write_text(check_junit(result), encoding="utf-8")
+            write_output_file(junit_xml, check_junit(result))
         if os.environ.get("GITHUB_ACTIONS") == "true":
             # The runner reads workflow commands from both streams; stdout stays pure JSON.
             stream = sys.stderr if output_format is OutputFormat.json else sys.stdout
@@ -177,3 +176,19 @@ def check(
             raise typer.Exit(EXIT_INPUT)
         if result.violations:
             raise typer.Exit(EXIT_CHECK_FAILED)
+
+
+def _with_rule_options(command: Any) -> Any:
+    """`command` with one keyword option per command-line rule, in table order."""
+    signature = inspect.signature(command, eval_str=True)
+    fixed = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    fixed = [p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in fixed]
+    generated = [_rule_option(spec) for spec in CLI_RULES]
+    generated = [p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in generated]
+    params = fixed[:1] + generated + fixed[1:]
+    command.__signature__ = signature.replace(parameters=params)
+    command.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
+    return command
+
+
+app.command()(_with_rule_options(check))

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 
 from hlo_layout.errors import HloLayoutError
@@ -25,6 +26,32 @@ EXIT_INPUT = 3
 EXIT_INTERNAL = 4
 
 
+def _plain_metavars() -> None:
+    """Help shows metavars as ruff and uv do (`PATH`, `SIZE`, `N`), never Python types
+    (`<list[Path]>`, `<bool>`, `<int range>`): an argument's name already says what it takes,
+    a flag takes nothing, an option shows its metavar. (Typer prints the type column from
+    `display_type_rich`; this is the one place we override it.)"""
+    from typer.core import TyperArgument, TyperOption
+
+    original = TyperOption.display_type_rich
+
+    def argument_type(self: Any, ctx: Any) -> str | None:
+        return None
+
+    def option_type(self: Any, ctx: Any) -> str | None:
+        if self.is_flag or self.count:
+            return None
+        if self.metavar is not None:
+            return str(self.metavar)
+        return original(self, ctx)
+
+    TyperArgument.display_type_rich = argument_type  # type: ignore[method-assign]
+    TyperOption.display_type_rich = option_type  # type: ignore[method-assign]
+
+
+_plain_metavars()
+
+
 class OutputFormat(str, enum.Enum):
     text = "text"
     json = "json"
@@ -32,13 +59,69 @@ class OutputFormat(str, enum.Enum):
 
 FormatOpt = Annotated[
     OutputFormat,
-    typer.Option("--format", "-f", help="text (a Rich view on stdout) or json (stdout only)."),
+    typer.Option(
+        "--format",
+        "-f",
+        help="text (a Rich view on stdout) or json (stdout only).",
+        metavar="text|json",
+    ),
 ]
-TopOpt = Annotated[int, typer.Option("--top", "-n", min=1, help="Rows shown per table.")]
+#: The one `--top` default of every command.
+TOP_DEFAULT = 20
+
+
+def _top(value: int) -> int:
+    if value < 1:
+        raise typer.BadParameter(f"{value} is less than 1", param_hint="'--top'")
+    return value
+
+
+TopOpt = Annotated[
+    int,
+    typer.Option("--top", "-n", help="Rows shown per table.", metavar="N", callback=_top),
+]
 DumpArgs = Annotated[
     list[Path],
-    typer.Argument(help="HLO text dump(s): *.txt, *.hlo, also .gz.", show_default=False),
+    typer.Argument(
+        help="HLO text dump(s): *.txt, *.hlo, also .gz; - reads one from stdin.",
+        metavar="PATH...",
+        show_default=False,
+    ),
 ]
+
+
+def tolerate_any_encoding() -> None:
+    """Characters the terminal's encoding lacks (`PYTHONIOENCODING=ascii`) are escaped rather
+    than raising: output must never turn into an internal error."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "") == "strict":
+            with contextlib.suppress(Exception):
+                reconfigure(errors="backslashreplace")
+
+
+def _ascii_only() -> bool:
+    encoding = (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("-", "")
+    return encoding not in ("utf8", "utf16", "utf32", "utf8sig")
+
+
+def write_output_file(path: Path, text: str | None) -> None:
+    """Write a report file, creating missing parent folders; an unwritable path is a usage
+    error (exit 2) with a message. With `text` None, only check that it can be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise IsADirectoryError(21, "is a directory")
+        if text is None:
+            with path.open("a", encoding="utf-8"):
+                pass
+        else:
+            path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        stderr_console().print(
+            f"error: cannot write {path}: {e.strerror or e}", markup=False, highlight=False
+        )
+        raise typer.Exit(EXIT_USAGE) from None
 
 
 def stderr_console() -> Any:
@@ -52,7 +135,7 @@ def stdout_console() -> Any:
 
 def emit_json(document: Any) -> None:
     """JSON on stdout and nothing else there (progress and errors go to stderr)."""
-    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False))
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=_ascii_only()))
     sys.stdout.write("\n")
     sys.stdout.flush()
 
@@ -70,9 +153,10 @@ def report_internal(error: BaseException, command: str) -> None:
 @contextlib.contextmanager
 def guard(command: str) -> Iterator[None]:
     """Input errors → message + exit 3; anything unexpected → 'this is a bug' + exit 4."""
+    tolerate_any_encoding()
     try:
         yield
-    except (typer.Exit, typer.Abort, SystemExit, typer.TyperException):
+    except (typer.Exit, typer.Abort, SystemExit, typer.TyperException, click.ClickException):
         raise  # exits and usage errors (exit 2) are Typer's to report
     except BrokenPipeError:
         # The reader went away (`| head`): not an error of ours or of the input.

@@ -6,60 +6,107 @@ from typing import Annotated
 
 import typer
 
-from hlo_layout.check.diff import SCHEMA_VERSION, module_diff, pair_modules
-from hlo_layout.check.discover import expand
+from hlo_layout.check.diff import SCHEMA_VERSION, module_diff
+from hlo_layout.check.discover import STDIN, expand_dumps, no_match_message
 from hlo_layout.check.metrics import ModuleMetrics, module_metrics
+from hlo_layout.check.pairing import pair
 from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_INPUT,
+    EXIT_USAGE,
+    TOP_DEFAULT,
     FormatOpt,
     OutputFormat,
     TopOpt,
     emit_json,
     guard,
+    stderr_console,
     stdout_console,
 )
 from hlo_layout.layout.buffer_assignment import buffer_assignment_beside
 from hlo_layout.syntax.parse import HloInputError, parse_file_modules
 from hlo_layout.syntax.tree import Module
 
+#: One side's module: the tree, its figures, and its pairing key (relative path, index).
+Side = tuple[Module, ModuleMetrics, tuple[str, int]]
 
-def _load(argument: str) -> list[tuple[Module, ModuleMetrics]]:
-    files = expand([argument])
-    if not files:
-        raise HloInputError(f"{argument}: no dump files found")
-    out: list[tuple[Module, ModuleMetrics]] = []
-    for path in files:
-        modules = parse_file_modules(path)
+
+def _load(argument: str) -> list[Side]:
+    dumps, unmatched = expand_dumps([argument])
+    if unmatched:
+        raise HloInputError(no_match_message(argument))
+    out: list[Side] = []
+    for dump in dumps:
+        modules = parse_file_modules(dump.path)
+        name = "<stdin>" if str(dump.path) == STDIN else str(dump.path)
         if not modules:
-            raise HloInputError(f"{path}: no HLO module found")
-        beside = buffer_assignment_beside(path) if len(modules) == 1 else None
-        out.extend((m, module_metrics(m, str(path), beside)) for m in modules)
+            raise HloInputError(f"{name}: no HLO module found")
+        beside = (
+            buffer_assignment_beside(dump.path)
+            if len(modules) == 1 and str(dump.path) != STDIN
+            else None
+        )
+        out.extend(
+            (m, module_metrics(m, name, beside), (dump.key, i)) for i, m in enumerate(modules)
+        )
     return out
+
+
+def _label(side: Side) -> dict[str, str]:
+    return {"module": side[1].module, "file": side[1].file}
 
 
 @app.command()
 def diff(
-    old: Annotated[str, typer.Argument(help="The old dump (file or directory).")],
-    new: Annotated[str, typer.Argument(help="The new dump (file or directory).")],
+    old: Annotated[
+        str,
+        typer.Argument(
+            help="The old dump: a file, glob or dump folder; - reads it from stdin.",
+            metavar="OLD",
+            show_default=False,
+        ),
+    ],
+    new: Annotated[
+        str,
+        typer.Argument(
+            help="The new dump, the same way. Modules pair by path relative to the folder, "
+            "then by module name when unambiguous.",
+            metavar="NEW",
+            show_default=False,
+        ),
+    ],
     output_format: FormatOpt = OutputFormat.text,
-    top: TopOpt = 20,
+    top: TopOpt = TOP_DEFAULT,
 ) -> None:
     """Compare two compiles: bytes per memory space, padding, largest buffers, counts by kind,
-    then computations and instructions added, removed, renamed or changed."""
+    then computations and instructions added, removed, renamed or changed. Exit 3 when no
+    module could be paired."""
     with guard("diff"):
-        pairs, only_old, only_new = pair_modules(_load(old), _load(new))
+        if old == STDIN and new == STDIN:
+            stderr_console().print("error: only one of OLD and NEW can be - (stdin)")
+            raise typer.Exit(EXIT_USAGE)
+        pairing = pair(_load(old), _load(new), key=lambda s: s[2], name=lambda s: s[1].module)
+        modules = [module_diff(a[0], b[0], a[1], b[1]) for a, b in pairing.pairs]
         document = {
             "schema_version": SCHEMA_VERSION,
-            "modules": [module_diff(a[0], b[0], a[1], b[1]) for a, b in pairs],
-            "only_old": only_old,
-            "only_new": only_new,
+            "modules": modules,
+            "changed": any(m["changed"] for m in modules),
+            "only_old": [s[1].module for s in pairing.only_old],
+            "only_new": [s[1].module for s in pairing.only_new],
+            "unpaired_old": [_label(s) for s in pairing.only_old],
+            "unpaired_new": [_label(s) for s in pairing.only_new],
+            "ambiguous": list(pairing.ambiguous),
+            "warnings": list(pairing.warnings),
         }
+        err = stderr_console()
+        for warning in pairing.warnings:
+            err.print(f"warning: {warning}", markup=False, highlight=False)
         if output_format is OutputFormat.json:
             emit_json(document)
         else:
             from hlo_layout.report.diff_view import render_diff
 
             stdout_console().print(render_diff(document, top))
-        if not pairs:
+        if not pairing.pairs:
+            err.print("error: no module of OLD could be paired with one of NEW", markup=False)
             raise typer.Exit(EXIT_INPUT)

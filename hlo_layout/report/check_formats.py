@@ -7,18 +7,35 @@ from xml.etree import ElementTree as ET
 
 from hlo_layout.check.run import CheckResult
 
-SCHEMA_VERSION = 1
+#: 2: violations' `value` / `limit` are numbers (display strings moved to `value_text` /
+#: `limit_text`); errors carry `line` / `column`; baseline pairing is reported.
+SCHEMA_VERSION = 2
 
 
 def check_json(result: CheckResult) -> dict[str, Any]:
     metrics = [m.as_json() for f in result.files for m in f.metrics]
     return {
         "schema_version": SCHEMA_VERSION,
-        "passed": not result.violations and not result.errors,
+        "passed": result.passed,
         "modules_checked": len(result.checked),
+        "config": result.config,
         "violations": [v.as_json() for v in result.violations],
-        "errors": [{"file": f.file, "message": f.error} for f in result.errors],
+        "errors": [
+            {
+                "file": f.file,
+                "message": f.failure.message,
+                "line": f.failure.line,
+                "column": f.failure.column,
+                "text": f.error,
+            }
+            for f in result.errors
+            if f.failure is not None
+        ],
         "baseline_missing": list(result.baseline_missing),
+        "baseline_unpaired": list(result.baseline_unpaired),
+        "baseline_ambiguous": list(result.baseline_ambiguous),
+        "baseline_pairs": [{"module": a, "baseline": b} for a, b in result.baseline_pairs],
+        "warnings": list(result.warnings),
         "modules": metrics,
     }
 
@@ -47,7 +64,7 @@ def check_junit(result: CheckResult) -> str:
         errors += 1
         case = ET.SubElement(suite, "testcase", name=f.file, classname=f.file, time="0")
         error = ET.SubElement(case, "error", message="unreadable input", type="input")
-        error.text = f.error
+        error.text = f.error or ""
     for element in (suites, suite):
         element.set("tests", str(tests))
         element.set("failures", str(failures))
@@ -67,11 +84,18 @@ def github_annotations(result: CheckResult) -> list[str]:
     """`::error file=...::message` lines (one per violation and per unreadable file)."""
     lines = [
         f"::error file={v.file},title=hlo-layout {v.rule}::"
-        + _escape(f"{v.module}: {v.message} (limit {v.limit})")
+        + _escape(f"{v.module}: {v.message} (limit {v.limit_text})")
         for v in result.violations
     ]
     lines += [
-        f"::error file={f.file},title=hlo-layout input::{_escape(f.error or '')}"
+        f"::error file={f.file}{_position(f)},title=hlo-layout input::"
+        + _escape(f.failure.message if f.failure else "")
         for f in result.errors
     ]
     return lines
+
+
+def _position(f: Any) -> str:
+    if f.failure is None or f.failure.line is None:
+        return ""
+    return f",line={f.failure.line},col={f.failure.column}"

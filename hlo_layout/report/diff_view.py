@@ -9,15 +9,15 @@ from rich.console import RenderableType, group
 from rich.table import Table
 from rich.text import Text
 
-from hlo_layout.check.sizes import format_size
+from hlo_layout.units import format_bytes, format_number
 
 
 def _value(key: str, value: Any) -> str:
     if value is None:
         return "—"
     if key.endswith("bytes") and isinstance(value, int):
-        return format_size(value)
-    return f"{value:,}" if isinstance(value, int) else str(value)
+        return format_bytes(value)
+    return f"{value:,}" if isinstance(value, int) else format_number(value)
 
 
 def _delta_text(key: str, d: dict[str, Any]) -> Text:
@@ -52,6 +52,10 @@ def _module(m: dict[str, Any], top: int) -> Iterator[RenderableType]:
         ("diff ", "hlo.muted"), (m["old_module"], "hlo.name"), (" → ", "hlo.muted"),
         (m["new_module"], "hlo.name"),
     )  # fmt: skip
+    if not m.get("changed", True):
+        yield Text("no change", style="hlo.ok")
+        yield Text("")
+        return
     yield _figures_table("figures", m["figures"], only_changed=False)
     spaces = {f"S({k})": v for k, v in m["space_bytes"].items()}
     if spaces:
@@ -103,7 +107,11 @@ def _module(m: dict[str, Any], top: int) -> Iterator[RenderableType]:
 def render_diff(document: dict[str, Any], top: int) -> Iterator[RenderableType]:
     for m in document["modules"]:
         yield _module(m, top)
-    for name in document["only_old"]:
-        yield Text(f"only in old: {name}", style="hlo.muted")
-    for name in document["only_new"]:
-        yield Text(f"only in new: {name}", style="hlo.muted")
+    for side, key in (("old", "unpaired_old"), ("new", "unpaired_new")):
+        for item in document.get(key, ()):
+            yield Text(f"only in {side}: {item['module']} ({item['file']})", style="hlo.muted")
+    for name in document.get("ambiguous", ()):
+        yield Text(
+            f"note: module name {name} repeats; such modules pair only by relative path",
+            style="hlo.muted",
+        )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from hlo_layout.check.metrics import ModuleMetrics
@@ -166,9 +167,9 @@ def _largest_buffer(
 def _padding_percent(
     spec: RuleSpec, m: ModuleMetrics, limit: Any, base: Any, p: Any
 ) -> list[Violation]:
-    share = ratio_percent(m.padding_bytes, m.physical_bytes, 2) or 0.0
-    if share <= limit:
+    if not m.physical_bytes or Fraction(100 * m.padding_bytes, m.physical_bytes) <= limit:
         return []
+    share = ratio_percent(m.padding_bytes, m.physical_bytes) or 0.0
     text = f"padding is {share:.2f}% of physical bytes ({format_bytes(m.padding_bytes)})"
     return [_violation(spec, m, share, limit, text)]
 
@@ -179,13 +180,13 @@ def _expansion(spec: RuleSpec, m: ModuleMetrics, limit: Any, base: Any, p: Polic
     for b in m.largest:
         if b.physical_bytes < floor or not b.logical_bytes:
             continue
-        ratio = (ratio_percent(b.physical_bytes, b.logical_bytes, 4) or 0.0) / 100
-        if ratio > limit:
+        if Fraction(b.physical_bytes, b.logical_bytes) > limit:
+            ratio = (ratio_percent(b.physical_bytes, b.logical_bytes, 5) or 0.0) / 100
             text = (
                 f"{b.name} {b.shape}: {format_bytes(b.physical_bytes)} for "
                 f"{format_bytes(b.logical_bytes)} of data"
             )
-            value = round_for_people(ratio, 2)
+            value = round_for_people(ratio, 3)
             out.append(_violation(spec, m, value, limit, text, f"{b.computation}/{b.name}"))
     return out
 
@@ -244,8 +245,10 @@ def _growth_percent(
         ("output bytes", m.output_bytes, base.output_bytes),
         ("physical bytes", m.physical_bytes, base.physical_bytes),
     ):
-        grown = ratio_percent(now - before, before, 2)
-        if grown is not None and grown > limit:
+        if not before or Fraction(100 * (now - before), before) <= limit:
+            continue
+        grown = ratio_percent(now - before, before)
+        if grown is not None:
             text = f"{label} grew {format_bytes(before)} → {format_bytes(now)}"
             out.append(_violation(spec, m, grown, limit, text, label, signed=True))
     return out
@@ -256,11 +259,13 @@ def _padding_growth(
 ) -> list[Violation]:
     if base is None:
         return []
-    now = ratio_percent(m.padding_bytes, m.physical_bytes, 6) or 0.0
-    before = ratio_percent(base.padding_bytes, base.physical_bytes, 6) or 0.0
-    points = round_for_people(now - before, 2)
-    if points <= limit:
+    exact_now = Fraction(100 * m.padding_bytes, m.physical_bytes or 1)
+    exact_before = Fraction(100 * base.padding_bytes, base.physical_bytes or 1)
+    if exact_now - exact_before <= limit:
         return []
+    now = ratio_percent(m.padding_bytes, m.physical_bytes) or 0.0
+    before = ratio_percent(base.padding_bytes, base.physical_bytes) or 0.0
+    points = round_for_people(float(exact_now - exact_before))
     text = f"padding {before:.2f}% → {now:.2f}%"
     return [_violation(spec, m, points, limit, text, signed=True)]
 

@@ -12,6 +12,8 @@ import contextlib
 import functools
 import gc
 import gzip
+import io
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -202,7 +204,13 @@ def parse(
 
 def open_binary(path: Path) -> BinaryIO:
     """A dump file opened for reading; a directory, a missing or an unreadable path raises
-    HloInputError (shared by `read_text` and the streaming reader)."""
+    HloInputError (shared by `read_text` and the streaming reader). `-` is standard input."""
+    if str(path) == "-":
+        stdin = sys.stdin.buffer
+        try:
+            return open(stdin.fileno(), "rb", closefd=False)  # noqa: SIM115 - caller closes
+        except (AttributeError, OSError, ValueError):  # a test runner's in-memory stdin
+            return io.BytesIO(stdin.read())
     try:
         if path.is_dir():
             raise HloInputError(f"{path}: is a directory, not an HLO file")
@@ -234,16 +242,21 @@ def read_text(path: str | Path) -> str:
         raise HloInputError(f"{p}: not UTF-8 text (byte {e.start})") from None
 
 
+def source_name(path: str | Path) -> str:
+    """The name errors give a dump: its path, or `<stdin>` for `-`."""
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
 def parse_file(path: str | Path, *, engine: str = "auto", verify: bool = True) -> Module:
-    """`parse` on a file's text (plain or gzip)."""
-    return parse(read_text(path), str(path), engine=engine, verify=verify)
+    """`parse` on a file's text (plain or gzip; `-` reads standard input)."""
+    return parse(read_text(path), source_name(path), engine=engine, verify=verify)
 
 
 def parse_file_modules(
     path: str | Path, *, engine: str = "auto", verify: bool = True
 ) -> tuple[Module, ...]:
-    """`parse_modules` on a file's text (plain or gzip)."""
-    return parse_modules(read_text(path), str(path), engine=engine, verify=verify)
+    """`parse_modules` on a file's text (plain or gzip; `-` reads standard input)."""
+    return parse_modules(read_text(path), source_name(path), engine=engine, verify=verify)
 
 
 @functools.lru_cache(maxsize=65536)

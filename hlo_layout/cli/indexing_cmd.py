@@ -29,27 +29,32 @@ class DirectionChoice(str, enum.Enum):
 
 
 DumpArg = Annotated[
-    Path, typer.Argument(help="One HLO text dump (*.txt, *.hlo, also .gz).", show_default=False)
+    Path,
+    typer.Argument(
+        help="One HLO text dump (*.txt, *.hlo, also .gz); - reads it from stdin.",
+        metavar="PATH",
+        show_default=False,
+    ),
 ]
 FusionOpt = Annotated[
     str | None,
     typer.Option("--fusion", help="A fusion instruction: maps to each of its operands.",
-                 show_default=False),
+                 metavar="NAME", show_default=False),
 ]  # fmt: skip
 InstructionOpt = Annotated[
     str | None,
     typer.Option("--instruction", "-i", help="Any instruction: its own indexing.",
-                 show_default=False),
+                 metavar="NAME", show_default=False),
 ]  # fmt: skip
 ComputationTargetOpt = Annotated[
     str | None,
     typer.Option("--computation", "-c",
                  help="A computation: maps from its result to its parameters, composed "
-                 "through everything it runs.", show_default=False),
+                 "through everything it runs.", metavar="NAME", show_default=False),
 ]  # fmt: skip
 DirectionOpt = Annotated[
     DirectionChoice,
-    typer.Option("--direction", "-d", help="out2in: output index → operand index (XLA's "
+    typer.Option("--direction", "-d", metavar="out2in|in2out", help="out2in: output index → operand index (XLA's "
                  "default view); in2out: operand index → output index."),
 ]  # fmt: skip
 PhysicalOpt = Annotated[

@@ -10,6 +10,7 @@ import typer
 from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_INPUT,
+    EXIT_USAGE,
     FormatOpt,
     OutputFormat,
     emit_json,
@@ -24,13 +25,17 @@ ShapeArgs = Annotated[
     typer.Argument(
         help="Shapes as XLA prints them, e.g. 'bf16[3,5]{1,0:T(8,128)(2,1)}' (quote them), "
         "or - to read one per line from stdin.",
+        metavar="SHAPE",
         show_default=False,
     ),
 ]
 AtOpt = Annotated[
     str | None,
     typer.Option(
-        "--at", help="A logical index such as 2,3: print the element's offset.", show_default=False
+        "--at",
+        help="A logical index such as 2,3: print the element's offset.",
+        metavar="I,J,...",
+        show_default=False,
     ),
 ]
 CuteOpt = Annotated[
@@ -52,6 +57,14 @@ def _index(text: str | None) -> tuple[int, ...] | None:
         return tuple(int(x) for x in text.replace(" ", "").split(",") if x != "")
     except ValueError:
         raise typer.BadParameter(f"expected integers separated by commas, got {text!r}") from None
+
+
+#: JSON layout version. 1: an object `{"schema_version", "shapes": [...]}` (was a bare list).
+SCHEMA_VERSION = 1
+
+#: Words a user may type after a flag (`--grid true`): flags take no value, so these are
+#: never shapes.
+_FLAG_VALUES = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
 
 
 def _inputs(shapes: list[str]) -> list[str]:
@@ -79,14 +92,25 @@ def layout(
     logical / physical / padding bytes and the memory space.
 
     [bold]--at 2,3[/bold] gives an element's offset; [bold]--grid[/bold] draws memory order like
-    the tiled-layout document's figures. [bold]--format json[/bold] prints a list, one object per
-    shape in input order.
+    the tiled-layout document's figures. [bold]--format json[/bold] prints
+    {"schema_version", "shapes": [...]}, one object per shape in input order.
     """
     index = _index(at)
+    for s in shapes:
+        if s.lower() in _FLAG_VALUES:
+            stderr_console().print(
+                f"error: {s!r} is not a shape: --grid, --cute and --axe are flags and take no "
+                "value",
+                markup=False,
+                highlight=False,
+            )
+            raise typer.Exit(EXIT_USAGE)
     with guard("layout"):
         items = [explain_shape(s, at=index, grid=grid, cute=cute, axe=axe) for s in _inputs(shapes)]
         if output_format is OutputFormat.json:
-            emit_json([layout_json(item) for item in items])
+            emit_json(
+                {"schema_version": SCHEMA_VERSION, "shapes": [layout_json(i) for i in items]}
+            )
         else:
             from hlo_layout.report.layout_view import render_layouts
 

@@ -10,6 +10,7 @@ import typer
 from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_USAGE,
+    TOP_DEFAULT,
     FormatOpt,
     OutputFormat,
     TopOpt,
@@ -22,13 +23,19 @@ from hlo_layout.report.sharding_model import sharding_json, sharding_report
 from hlo_layout.syntax.parse import parse_file_modules
 
 DumpArg = Annotated[
-    Path, typer.Argument(help="An HLO text dump (*.txt, also .gz).", show_default=False)
+    Path,
+    typer.Argument(
+        help="An HLO text dump (*.txt, also .gz); - reads it from stdin.",
+        metavar="PATH",
+        show_default=False,
+    ),
 ]
 InstructionOpt = Annotated[
     str | None,
     typer.Option(
         "--instruction",
         "-i",
+        metavar="NAME",
         help="Show one instruction in full: its decoded sharding, the shard's CuTe layout, the "
         "Axe layout and every device's tile.",
         show_default=False,
@@ -51,7 +58,7 @@ def sharding(
     instruction: InstructionOpt = None,
     partitioned: PartitionedOpt = None,
     output_format: FormatOpt = OutputFormat.text,
-    top: TopOpt = 25,
+    top: TopOpt = TOP_DEFAULT,
 ) -> None:
     """Show the sharded values of an SPMD program: each value's sharding, the shape and bytes
     every device holds, the distribution as an Axe layout over [bold]device[/bold] and memory

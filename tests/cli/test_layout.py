@@ -29,7 +29,7 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
 def test_document_example_offset_17() -> None:
     result = runner.invoke(app, ["layout", "f32[3,5]{1,0:T(2,2)}", "--at", "2,3", "-f", "json"])
     assert result.exit_code == 0, result.output
-    (item,) = json.loads(result.stdout)
+    (item,) = json.loads(result.stdout)["shapes"]
     assert item["offset"] == 17
     assert item["byte_offset"] == 17 * 4
     assert (item["logical_bytes"], item["physical_bytes"], item["padding_bytes"]) == (60, 96, 36)
@@ -46,7 +46,7 @@ def test_json_list_in_input_order_with_stdin() -> None:
     shapes = ["bf16[3,5]{1,0:T(8,128)(2,1)}", "token[]", "(f32[], s32[4]{0:S(1)})"]
     result = run("s32[8388608,8,4]{2,1,0:T(8,128)}", "-", "-f", "json", stdin="\n".join(shapes))
     assert result.returncode == 0, result.stderr
-    items = json.loads(result.stdout)
+    items = json.loads(result.stdout)["shapes"]
     assert [i["shape"] for i in items] == [
         "s32[8388608,8,4]{2,1,0:T(8,128)}",
         "bf16[3,5]{1,0:T(8,128)(2,1)}",
@@ -73,14 +73,14 @@ def test_thousands_of_compiler_shapes_from_stdin() -> None:
     values = (values * repeat)[:2000]
     result = run("-", "-f", "json", stdin="\n".join(v.shape_text for v in values))
     assert result.returncode == 0, result.stderr
-    items = json.loads(result.stdout)
+    items = json.loads(result.stdout)["shapes"]
     assert [i["physical_bytes"] for i in items] == [v.size for v in values]
 
 
 def test_a_bad_shape_is_reported_and_the_rest_still_explained() -> None:
     result = run("f32[3", "f32[2]{0}", "f99[2]", "-f", "json")
     assert result.returncode == 3
-    bad, good, unknown = json.loads(result.stdout)
+    bad, good, unknown = json.loads(result.stdout)["shapes"]
     assert "error" in bad and "column 6" in bad["error"]
     assert good["physical_bytes"] == 8
     assert "f99" in unknown["error"]
@@ -90,7 +90,7 @@ def test_a_bad_shape_is_reported_and_the_rest_still_explained() -> None:
 def test_at_out_of_bounds_and_on_a_tuple() -> None:
     result = run("f32[3,5]{1,0}", "(f32[2], f32[2])", "--at", "3,0", "-f", "json")
     assert result.returncode == 3
-    first, second = json.loads(result.stdout)
+    first, second = json.loads(result.stdout)["shapes"]
     assert "out of bounds" in first["error"] and "tuple" in second["error"]
 
 
@@ -115,7 +115,7 @@ def test_cute_and_axe_flags_match_the_interop_functions() -> None:
     ]
     result = runner.invoke(app, ["layout", *shapes, "--cute", "--axe", "-f", "json"])
     assert result.exit_code == 0, result.output
-    for text, item in zip(shapes, json.loads(result.stdout)):
+    for text, item in zip(shapes, json.loads(result.stdout)["shapes"]):
         leaves = parse_shape(text).leaves()
         arrays = item.get("arrays", [item])
         for (_, leaf), got in zip(leaves, arrays):

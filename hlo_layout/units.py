@@ -124,6 +124,8 @@ def format_number(value: float) -> str:
     """A limit or ratio as people typed it: `2`, `1.5`, `0.125` (no trailing zeros, no noise)."""
     if isinstance(value, int):
         return str(value)
+    if abs(value) >= 1e15:
+        return f"{value:.3g}"
     text = f"{round_for_people(value, 6):.6f}".rstrip("0").rstrip(".")
     return text or "0"
 

@@ -13,7 +13,7 @@ MODULES = [
     "hlo_layout.layout.size",
     "hlo_layout.layout.padding",
     "hlo_layout.layout.memory_space",
-    "hlo_layout.report.units",
+    "hlo_layout.units",
     "hlo_layout.report.layout_model",
     "hlo_layout.interop",
     "hlo_layout.interop.cute",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hlo_layout.syntax.tree import Module
+from hlo_layout.units import ratio_percent
 
 #: Opcodes counted as copies (a layout change or a move between memory spaces).
 COPY_OPCODES = frozenset({"copy", "copy-start"})
@@ -61,9 +62,7 @@ class ModuleMetrics:
     @property
     def padding_percent(self) -> float:
         """Share of the physical bytes that is padding (0 when nothing is stored)."""
-        if not self.physical_bytes:
-            return 0.0
-        return 100.0 * self.padding_bytes / self.physical_bytes
+        return ratio_percent(self.padding_bytes, self.physical_bytes, 6) or 0.0
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -80,7 +79,7 @@ class ModuleMetrics:
             "logical_bytes": self.logical_bytes,
             "physical_bytes": self.physical_bytes,
             "padding_bytes": self.padding_bytes,
-            "padding_percent": round(self.padding_percent, 3),
+            "padding_percent": ratio_percent(self.padding_bytes, self.physical_bytes) or 0.0,
             "largest_buffer_bytes": self.largest[0].physical_bytes if self.largest else 0,
             "allocation_bytes": self.allocation_bytes,
             "opcodes": dict(sorted(self.opcodes.items())),

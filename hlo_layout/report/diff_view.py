@@ -26,7 +26,8 @@ def _delta_text(key: str, d: dict[str, Any]) -> Text:
         return Text("")
     sign = "+" if delta > 0 else "-"
     magnitude = _value(key, abs(delta))
-    percent = f" ({d['percent']:+.1f}%)" if d["percent"] is not None else ""
+    p = d["percent"]
+    percent = "" if p is None else f" ({p:+.1f}%)" if abs(p) < 1e9 else f" ({p:+.3g}%)"
     return Text(f"{sign}{magnitude}{percent}", style="hlo.padding" if delta > 0 else "hlo.ok")
 
 

@@ -36,7 +36,7 @@ def pair(
 ) -> Pairing[T]:
     """Pair `old` with `new` by `key` (relative path, index in file), then by unique `name`."""
     if len(old) == 1 and len(new) == 1:
-        warnings = ()
+        warnings: tuple[str, ...] = ()
         if name(old[0]) != name(new[0]):
             warnings = (
                 f"comparing modules with different names: {name(old[0])} → {name(new[0])} "
@@ -50,10 +50,10 @@ def pair(
     left_old: list[T] = []
     used: set[int] = set()
     for x in old:
-        y = new_by_key.get(key(x))
-        if y is not None and id(y) not in used:
-            pairs.append((x, y))
-            used.add(id(y))
+        match = new_by_key.get(key(x))
+        if match is not None and id(match) not in used:
+            pairs.append((x, match))
+            used.add(id(match))
         else:
             left_old.append(x)
     left_new = [y for y in new if id(y) not in used]

@@ -103,7 +103,9 @@ def _as_list(value: Any) -> list[Any]:
 
 #: An evaluator: (its rule, the module's figures, the rule's value, the baseline module or
 #: None, the whole policy for modifiers such as `expansion-min-bytes`) → violations.
-Evaluator = Callable[["RuleSpec", "ModuleMetrics", Any, "ModuleMetrics | None", "Policy"], list[Any]]
+Evaluator = Callable[
+    ["RuleSpec", "ModuleMetrics", Any, "ModuleMetrics | None", "Policy"], list[Any]
+]
 
 
 @dataclass(frozen=True)
@@ -179,13 +181,11 @@ class RuleSpec:
             for item in _as_list(value):
                 space, sep, size = str(item).partition("=")
                 if not sep:
-                    raise RuleValueError(
-                        f"{item!r}: write SPACE=SIZE, e.g. 1=16MiB or vmem=16MiB"
-                    )
+                    raise RuleValueError(f"{item!r}: write SPACE=SIZE, e.g. 1=16MiB or vmem=16MiB")
                 out[parse_space(space)] = _size(size)
             return out
         if kind is Kind.PATTERN_SPACES:
             if not isinstance(value, dict):
-                raise RuleValueError(f'write a table of glob = space, e.g. {{ "param*" = 0 }}')
+                raise RuleValueError('write a table of glob = space, e.g. { "param*" = 0 }')
             return {str(k): parse_space(v) for k, v in value.items()}
         raise AssertionError(kind)

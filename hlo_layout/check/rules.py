@@ -199,9 +199,17 @@ def _forbid_space(spec: RuleSpec, m: ModuleMetrics, spaces: Any, base: Any, p: A
             text = f"{format_bytes(used)} placed in {memory_space_name(space)} (S({space}))"
             out.append(
                 Violation(
-                    spec.key, m.module, m.file, used, 0, "bytes", format_bytes(used), "0B",
-                    f"S({space})", text,
-                )  # fmt: skip
+                    spec.key,
+                    m.module,
+                    m.file,
+                    used,
+                    0,
+                    "bytes",
+                    format_bytes(used),
+                    "0B",
+                    f"S({space})",
+                    text,
+                )
             )
     return out
 

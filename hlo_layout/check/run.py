@@ -33,7 +33,9 @@ class FileError:
 
     def __str__(self) -> str:
         """`FILE:LINE:COL: error: MESSAGE` (or `error: MESSAGE`), then the line and a caret."""
-        head = f"{self.location}: error: {self.message}" if self.location else f"error: {self.message}"
+        head = (
+            f"{self.location}: error: {self.message}" if self.location else f"error: {self.message}"
+        )
         return head + (f"\n{self.context}" if self.context else "")
 
 

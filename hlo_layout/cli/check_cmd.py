@@ -147,9 +147,7 @@ def check(
             raise typer.Exit(EXIT_USAGE)
         if junit_xml is not None:
             write_output_file(junit_xml, None)  # fail early (exit 2) on an unwritable path
-        missing = tuple(
-            (arg, no_match_message(arg)) for arg in [*unmatched, *baseline_unmatched]
-        )
+        missing = tuple((arg, no_match_message(arg)) for arg in [*unmatched, *baseline_unmatched])
         result = run_check(dumps, policies, baseline=baseline_dumps, unmatched=missing, jobs=jobs)
 
         from hlo_layout.report.check_formats import check_json, check_junit, github_annotations

@@ -54,8 +54,9 @@ ComputationTargetOpt = Annotated[
 ]  # fmt: skip
 DirectionOpt = Annotated[
     DirectionChoice,
-    typer.Option("--direction", "-d", metavar="out2in|in2out", help="out2in: output index → operand index (XLA's "
-                 "default view); in2out: operand index → output index."),
+    typer.Option("--direction", "-d", metavar="out2in|in2out",
+                 help="out2in: output index → operand index (XLA's default view); in2out: "
+                 "operand index → output index."),
 ]  # fmt: skip
 PhysicalOpt = Annotated[
     bool,

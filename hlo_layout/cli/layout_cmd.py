@@ -108,9 +108,7 @@ def layout(
     with guard("layout"):
         items = [explain_shape(s, at=index, grid=grid, cute=cute, axe=axe) for s in _inputs(shapes)]
         if output_format is OutputFormat.json:
-            emit_json(
-                {"schema_version": SCHEMA_VERSION, "shapes": [layout_json(i) for i in items]}
-            )
+            emit_json({"schema_version": SCHEMA_VERSION, "shapes": [layout_json(i) for i in items]})
         else:
             from hlo_layout.report.layout_view import render_layouts
 

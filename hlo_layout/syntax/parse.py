@@ -208,7 +208,7 @@ def open_binary(path: Path) -> BinaryIO:
     if str(path) == "-":
         stdin = sys.stdin.buffer
         try:
-            return open(stdin.fileno(), "rb", closefd=False)  # noqa: SIM115 - caller closes
+            return open(stdin.fileno(), "rb", closefd=False)  # the caller closes it
         except (AttributeError, OSError, ValueError):  # a test runner's in-memory stdin
             return io.BytesIO(stdin.read())
     try:

@@ -71,11 +71,11 @@ def display(value: int | float, unit: str) -> str:
     if unit == "bytes":
         return format_bytes(int(value))
     if unit == "percent":
-        return f"{format_number(value)}%"
+        return f"{format_number(round_for_people(value, 2))}%"
     if unit == "points":
-        return f"{format_number(value)} points"
+        return f"{format_number(round_for_people(value, 2))} points"
     if unit == "ratio":
-        return f"{format_number(value)}x"
+        return f"{format_number(round_for_people(value, 2))}x"
     if unit == "space":
         return f"S({value})"
     return format_number(value)

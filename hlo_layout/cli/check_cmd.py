@@ -121,9 +121,12 @@ def check(
     output_format: FormatOpt = OutputFormat.text,
     **rules: Any,
 ) -> None:
-    """Fail (exit 1) when a dump breaks a budget. Exit 3 when a file is unreadable or a PATH
-    matches no dump (the rest are still checked), 2 on a usage or config error. Rules come from
-    the flags below and from a config file (see the README's CI section)."""
+    """Gate dumps on budgets: exit 1 on a violation, 3 on bad input, 2 on bad usage.
+
+    Exit 3 when a file is unreadable or a PATH matches no dump (the rest are still checked);
+    exit 2 on a usage or config error, or a growth rule without --baseline. Rules come from the
+    flags below and from a config file (see the README's CI section).
+    """
     with guard("check"):
         try:
             policies = load_config(config).with_overrides(_overrides(rules))

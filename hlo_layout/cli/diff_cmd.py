@@ -78,9 +78,11 @@ def diff(
     output_format: FormatOpt = OutputFormat.text,
     top: TopOpt = TOP_DEFAULT,
 ) -> None:
-    """Compare two compiles: bytes per memory space, padding, largest buffers, counts by kind,
-    then computations and instructions added, removed, renamed or changed. Exit 3 when no
-    module could be paired."""
+    """Compare two compiles: changed figures first, then the structure.
+
+    Bytes per memory space, padding, largest buffers, counts by kind, then computations and
+    instructions added, removed, renamed or changed. Exit 3 when no module could be paired.
+    """
     with guard("diff"):
         if old == STDIN and new == STDIN:
             stderr_console().print("error: only one of OLD and NEW can be - (stdin)")

@@ -1,0 +1,126 @@
+"""The CLI contract as files: arguments → exit code, stdout, stderr, for every command's common
+and error paths. Review a changed snapshot like code.
+
+Regenerate after an intended change with `UPDATE_SNAPSHOTS=1 pytest tests/cli/test_snapshots.py`
+(each case is `tests/cli/snapshots/NAME.txt`). Runs from the repository root with relative
+paths, 100 columns and no colour, so the files are the same on every machine.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hlo_layout.cli import app
+from tests.conftest import REPO
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+UPDATE = os.environ.get("UPDATE_SNAPSHOTS") == "1"
+
+CPU = "tests/data/corpus/jax-cpu"
+STEP = f"{CPU}/module_0018.jit_step.cpu_after_optimizations.txt"
+STEP_52 = f"{CPU}/module_0052.jit_step.cpu_after_optimizations.txt"
+F_60 = f"{CPU}/module_0060.jit_f.cpu_after_optimizations.txt"
+SPMD = "tests/data/corpus/jax-cpu-spmd/module_0018.jit_step.before_optimizations.txt"
+V5E = "tests/data/corpus/libtpu-v5e/transformer/transformer.after_optimizations.txt"
+BAD = "tests/data/configs"
+
+#: name → (arguments, stdin file or None)
+CASES: dict[str, tuple[list[str], str | None]] = {
+    # help
+    "help-root": (["--help"], None),
+    "help-check": (["check", "--help"], None),
+    "help-diff": (["diff", "--help"], None),
+    "help-layout": (["layout", "--help"], None),
+    "help-sharding": (["sharding", "--help"], None),
+    "help-indexing": (["indexing", "--help"], None),
+    # usage errors
+    "usage-unknown-command": (["frobnicate"], None),
+    "usage-missing-argument": (["check"], None),
+    "usage-unknown-option": (["check", STEP, "--max-bytes", "1"], None),
+    # check
+    "check-pass": (["check", STEP], None),
+    "check-folder": (["check", CPU, "--max-fusions", "3", "--max-padding-bytes", "0"], None),
+    "check-violations": (["check", V5E, "--max-argument-bytes", "1MiB", "--max-fusions", "10",
+                          "--max-padding-percent", "5", "--forbid-space", "1"], None),
+    "check-violations-json": (["check", V5E, "--max-argument-bytes", "1MiB", "-f", "json"], None),
+    "check-no-match-glob": (["check", "nomatch/*.txt"], None),
+    "check-no-such-path": (["check", "does/not/exist"], None),
+    "check-growth-without-baseline": (["check", STEP, "--max-growth-percent", "0"], None),
+    "check-baseline-itself": (["check", CPU, "--baseline", CPU, "--max-growth-percent", "0"],
+                              None),
+    "check-baseline-grew": (["check", STEP_52, "--baseline", STEP, "--max-growth-percent", "5",
+                             "--max-fusion-growth", "0"], None),
+    "check-not-a-size": (["check", STEP, "--max-buffer-bytes", "lots"], None),
+    "check-huge-number": (["check", STEP, "--max-buffer-bytes", "9" * 5000], None),
+    "check-bad-space": (["check", STEP, "--forbid-space", "moon"], None),
+    "check-config-unknown-key": (["check", STEP, "--config", f"{BAD}/unknown-key.toml"], None),
+    "check-config-given-twice": (["check", STEP, "--config", f"{BAD}/given-twice.toml"], None),
+    "check-config-misplaced": (["check", STEP, "--config", f"{BAD}/misplaced-match.toml"], None),
+    "check-config-missing": (["check", STEP, "--config", f"{BAD}/nope.toml"], None),
+    "check-syntax-error": (["check", "-"], "tests/data/configs/broken.txt"),
+    "check-stdin": (["check", "-", "-f", "json"], STEP),
+    "check-bad-shard": (["check", STEP, "--shard", "3/2"], None),
+    # diff
+    "diff-same": (["diff", STEP, STEP], None),
+    "diff-two-compiles": (["diff", STEP, STEP_52, "--top", "3"], None),
+    "diff-renamed-module": (["diff", F_60, STEP], None),
+    "diff-folder-itself": (["diff", CPU, CPU], None),
+    "diff-json": (["diff", F_60, STEP, "-f", "json"], None),
+    "diff-no-match": (["diff", "nomatch/*.txt", STEP], None),
+    "diff-both-stdin": (["diff", "-", "-"], None),
+    # layout
+    "layout-tiled": (["layout", "f32[3,5]{1,0:T(2,2)}", "--at", "2,3"], None),
+    "layout-json": (["layout", "bf16[9,130]{1,0:T(8,128)(2,1)}", "-f", "json"], None),
+    "layout-bad-shape": (["layout", "f32[3", "f32[2]{0}"], None),
+    "layout-flag-value": (["layout", "f32[4]", "--grid", "true"], None),
+    "layout-bad-index": (["layout", "f32[4]", "--at", "x"], None),
+    # sharding, indexing
+    "sharding-top": (["sharding", SPMD, "--top", "2"], None),
+    "sharding-stdin": (["sharding", "-", "--top", "1"], SPMD),
+    "sharding-top-zero": (["sharding", SPMD, "--top", "0"], None),
+    "indexing-fusion": (["indexing", STEP, "--fusion", "multiply_add_fusion"], None),
+    "indexing-no-target": (["indexing", STEP], None),
+    "inspect-no-such-file": (["inspect", "does/not/exist.txt"], None),
+    "inspect-syntax-error": (["inspect", "tests/data/configs/broken.txt"], None),
+}  # fmt: skip
+
+
+def _render(args: list[str], stdin: str | None) -> str:
+    runner = CliRunner()
+    data = (REPO / stdin).read_bytes() if stdin else None
+    result = runner.invoke(
+        app, args, input=data, env={"COLUMNS": "100", "NO_COLOR": "1", "GITHUB_ACTIONS": ""}
+    )
+    command = " ".join(a if len(a) < 80 else a[:20] + "..." for a in args)
+    if stdin:
+        command += f" < {stdin}"
+    return (
+        f"$ hlo-layout {command}\n--- exit: {result.exit_code}\n--- stdout\n{result.stdout}"
+        f"--- stderr\n{result.stderr}"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_snapshot(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    args, stdin = CASES[name]
+    got = _render(args, stdin)
+    assert "internal error" not in got, got
+    path = SNAPSHOTS / f"{name}.txt"
+    if UPDATE:
+        SNAPSHOTS.mkdir(exist_ok=True)
+        path.write_text(got, encoding="utf-8")
+        return
+    assert path.exists(), f"no snapshot {path.name}: run UPDATE_SNAPSHOTS=1 pytest {__file__}"
+    assert got == path.read_text(encoding="utf-8"), (
+        f"{path.name} changed; review, then UPDATE_SNAPSHOTS=1 pytest tests/cli/test_snapshots.py"
+    )
+
+
+def test_no_stale_snapshots() -> None:
+    stale = {p.stem for p in SNAPSHOTS.glob("*.txt")} - set(CASES)
+    assert not stale, f"snapshots without a case: {sorted(stale)}"

@@ -22,8 +22,11 @@ OURS = ["check", "diff", "layout", "sharding", "indexing"]
 
 
 def _command(name: str) -> click.Command:
+    """The click command (works when the group loads command modules lazily)."""
     group: Any = typer.main.get_command(app)
-    return group.commands[name]
+    command = group.get_command(click.Context(group), name)
+    assert command is not None, name
+    return command
 
 
 @pytest.mark.parametrize("name", OURS)

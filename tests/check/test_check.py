@@ -14,11 +14,11 @@ from hlo_layout.check.discover import expand, shard
 from hlo_layout.check.metrics import ModuleMetrics
 from hlo_layout.check.policy import PolicyError, load_config
 from hlo_layout.check.run import measure_file
-from hlo_layout.units import format_bytes as format_size
-from hlo_layout.units import parse_size
 from hlo_layout.cli import app
 from hlo_layout.layout.size import footprint
 from hlo_layout.syntax import parse_file
+from hlo_layout.units import format_bytes as format_size
+from hlo_layout.units import parse_size
 from tests.conftest import CORPUS
 
 runner = CliRunner()

@@ -96,7 +96,8 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        return not self.violations and not self.errors and bool(self.checked)
+        """No violation and every input read (a PATH that matched nothing is an error)."""
+        return not self.violations and not self.errors
 
 
 def measure_file(path: Path, key: str = "") -> FileResult:

@@ -131,6 +131,7 @@ def check(
         try:
             policies = load_config(config).with_overrides(_overrides(rules))
             dumps, unmatched = expand_dumps(paths)
+            all_dumps = len(dumps)
             dumps = shard_dumps(dumps, shard_spec)
             baseline_dumps = None
             baseline_unmatched: list[str] = []
@@ -148,6 +149,10 @@ def check(
                 highlight=False,
             )
             raise typer.Exit(EXIT_USAGE)
+        if shard_spec and all_dumps and not dumps:
+            stderr_console().print(
+                f"note: shard {shard_spec} holds none of the {all_dumps} dump(s)", markup=False
+            )
         if junit_xml is not None:
             write_output_file(junit_xml, None)  # fail early (exit 2) on an unwritable path
         missing = tuple((arg, no_match_message(arg)) for arg in [*unmatched, *baseline_unmatched])

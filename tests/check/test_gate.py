@@ -309,3 +309,9 @@ def test_stdin_for_every_command(args: list[str], packed: bool) -> None:
     # The same module was read (a file's buffer assignment beside it cannot be, from a pipe).
     assert '"jit_step"' in result.stdout or '"main.5"' in result.stdout
     assert json.loads(result.stdout).keys() == json.loads(from_file.stdout).keys()
+
+
+def test_an_empty_shard_passes_and_says_so() -> None:
+    # 4 dumps in 5 slices: the 5th slice has nothing to check, which is not an error.
+    result = runner.invoke(app, ["check", str(JAX_CPU), "--shard", "5/5"])
+    assert result.exit_code == 0 and "shard 5/5 holds none of the 4 dump(s)" in result.stderr

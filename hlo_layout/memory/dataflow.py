@@ -137,7 +137,7 @@ class DataflowAnalysis:
                     elif i.opcode in SEQUENTIAL_CALLERS and kind == "global":
                         new = "global"
                     else:
-                        new = "thread_local" if kind != "fusion" else "fusion"
+                        new = "thread_local"
                     old = kinds.get(callee)
                     rank = {"global": 0, "thread_local": 1, "fusion": 2}
                     if old is None or rank[new] < rank[old]:

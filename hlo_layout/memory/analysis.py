@@ -28,8 +28,9 @@ from hlo_layout.syntax.tree import Module
 SCHEMA_VERSION = 1
 #: At most this many numbers per memory space in `timeline` (max-pooled beyond).
 TIMELINE_POINTS = 2000
-#: TPU memory spaces placed by libtpu's closed memory-space assignment.
-TPU_MSA_SPACES = frozenset({1})
+#: TPU memory spaces placed by libtpu's closed memory-space assignment: VMEM, `S(1)` on v5e; the
+#: same role falls to `S(3)` in the corpus's v4 dumps.
+TPU_MSA_SPACES = frozenset({1, 3})
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,7 +292,19 @@ def analyze_memory(
     alias = AliasAnalysis(df)
     lr = LiveRange(df, alias)
     assigner = BufferAssigner(df, alias, lr, be)
-    peak, static, _traces = compute_peak(assigner)
+    msa: dict[int, int] = {}
+    if be.name == "tpu":
+        for color, size in assigner.temp_allocation_bytes.items():
+            if color in TPU_MSA_SPACES:
+                msa[color] = size
+        if buffer_assignment is not None:
+            for x in buffer_assignment.allocations:
+                if x.is_preallocated_temp and x.color in TPU_MSA_SPACES:
+                    msa[x.color] = 0
+            for x in buffer_assignment.allocations:
+                if x.is_preallocated_temp and x.color in TPU_MSA_SPACES:
+                    msa[x.color] += x.size
+    peak, static, _traces = compute_peak(assigner, msa)
     source = SourceInfo(module)
     sequence = [i.name for _, i in lr.sequence]
 

@@ -24,6 +24,9 @@ from hlo_layout.syntax.shape import ArrayShape, OpaqueShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction
 
 
+_VMEM_ALIGN = 1
+
+
 def value_size(shape: Shape, backend: Backend) -> int:
     """BufferValue size: an array's physical bytes, a tuple's pointer table."""
     if isinstance(shape, ArrayShape):
@@ -376,7 +379,7 @@ class BufferAssigner:
                 operands_of,
                 can_share,
             )
-            align = self.backend.alignment if color == 0 or self.backend.name != "tpu" else 1
+            align = self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
             spatial = best_fit(events, align, temporal=False)
             temporal = best_fit(events, align, temporal=True)
             result = spatial if spatial.heap_size <= temporal.heap_size else temporal

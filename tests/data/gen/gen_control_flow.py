@@ -32,7 +32,6 @@ def run(name, f, *args, donate=()):
         for k in dir(ma)
         if k.endswith("_in_bytes") and isinstance(getattr(ma, k), int)
     }
-    results[name]["module"] = jf.lower(*args).as_text().split("\n", 1)[0][:80]
 
 
 def while_loop(x):

@@ -6,6 +6,7 @@ CombineTempAllocations (after XLA's unstable std::partition of the allocation li
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from hlo_layout.layout.size import array_bytes
@@ -55,6 +56,10 @@ class Allocation:
     parameter_aliased: bool = False
     live_out: bool = False
     values: dict[int, int] = field(default_factory=dict)
+    #: Live ranges of the values placed, sorted by (start, end): pairwise they only touch, so
+    #: ends are sorted too and an interference check reads only the neighbours (see _maybe_assign).
+    ranges: list[tuple[int, int, int]] = field(default_factory=list)
+    unranged: bool = False
 
     @property
     def readonly(self) -> bool:
@@ -105,6 +110,11 @@ class BufferAssigner:
 
     def _add(self, a: Allocation, v: HloValue, offset: int) -> None:
         a.values[v.id] = offset
+        r = self.lr.ranges.get(v.id)
+        if r is None:
+            a.unranged = True
+        else:
+            bisect.insort(a.ranges, (r.start, r.end, v.id))
         self.allocation_of_value[v.id] = a
         if v.live_out:
             a.live_out = True
@@ -221,12 +231,23 @@ class BufferAssigner:
         if a.kind in ("tuple", "thread_local"):
             return False
         values = self.df.values
-        for assigned_id in a.values:
-            assigned = values[assigned_id]
-            for new in buffer:
-                if self._interferes(new, assigned):
+        if a.unranged:
+            return False
+        ranges = a.ranges
+        for new in buffer:
+            r = self.lr.ranges.get(new.id)
+            if r is None:
+                return False
+            # Only values whose ranges reach [r.start, r.end] can interfere (module docstring of
+            # Allocation.ranges); the copy rule below still reads every assigned value.
+            k = bisect.bisect_right(ranges, (r.end, 1 << 62, 1 << 62))
+            while k > 0 and ranges[k - 1][1] >= r.start:
+                k -= 1
+                if self._interferes(new, values[ranges[k][2]]):
                     return False
-                if new.instruction.opcode == "copy":
+            if new.instruction.opcode == "copy":
+                for assigned_id in a.values:
+                    assigned = values[assigned_id]
                     for _, pi, _ in assigned.positions:
                         if any(o.name == pi.name for o in new.instruction.operands) and (
                             new.computation is assigned.computation

@@ -173,23 +173,80 @@ def _transitive(intervals: dict[int, Interval], iv: Interval) -> list[Interval]:
 
 
 class _Committed:
-    """Committed chunks, searchable by time overlap (sorted by start; bounded by max length)."""
+    """Committed chunks, found by time overlap in O(log n + k): a centered interval tree whose
+    skeleton is built from every interval up front (XLA grows a BufferIntervalTree instead).
 
-    def __init__(self) -> None:
-        self.starts: list[int] = []
-        self.items: list[tuple[int, int, int, int]] = []  # start, end, offset, size
-        self.max_len = 0
+    Each interval belongs to the highest node whose center it contains; a node keeps its
+    intervals sorted by start and by end, so a query reads only the ones that overlap.
+    """
+
+    def __init__(self, intervals: list[tuple[int, int]]) -> None:
+        points = sorted({p for iv in intervals for p in iv})
+        self.center: list[int] = []
+        self.left: list[int] = []
+        self.right: list[int] = []
+        self.by_start: list[list[tuple[int, int, int, int]]] = []
+        self.by_end: list[list[tuple[int, int, int, int]]] = []
+        self.count: list[int] = []  # intervals in each subtree: empty ones are never visited
+        self.root = self._build(points, 0, len(points))
+
+    def _build(self, points: list[int], lo: int, hi: int) -> int:
+        if lo >= hi:
+            return -1
+        # Iterative would be faster; depth is log2(points), so recursion is safe.
+        mid = (lo + hi) // 2
+        n = len(self.center)
+        self.center.append(points[mid])
+        self.left.append(-1)
+        self.right.append(-1)
+        self.by_start.append([])
+        self.by_end.append([])
+        self.count.append(0)
+        left = self._build(points, lo, mid)
+        right = self._build(points, mid + 1, hi)
+        self.left[n] = left
+        self.right[n] = right
+        return n
 
     def add(self, start: int, end: int, offset: int, size: int) -> None:
-        k = bisect.bisect_right(self.starts, start)
-        self.starts.insert(k, start)
-        self.items.insert(k, (start, end, offset, size))
-        self.max_len = max(self.max_len, end - start)
+        node = self.root
+        center, left, right, count = self.center, self.left, self.right, self.count
+        while True:
+            count[node] += 1
+            c = center[node]
+            if end < c and left[node] >= 0:
+                node = left[node]
+            elif start > c and right[node] >= 0:
+                node = right[node]
+            else:
+                break
+        bisect.insort(self.by_start[node], (start, end, offset, size))
+        bisect.insort(self.by_end[node], (end, start, offset, size))
 
-    def overlapping(self, start: int, end: int) -> list[tuple[int, int]]:
-        lo = bisect.bisect_left(self.starts, start - self.max_len)
-        hi = bisect.bisect_right(self.starts, end)
-        return [(o, sz) for s, e, o, sz in self.items[lo:hi] if e >= start]
+    def overlapping(self, start: int, end: int) -> list[tuple[int, int, int, int]]:
+        """Chunks whose time interval meets [start, end], as (time, time, offset, size)."""
+        out: list[tuple[int, int, int, int]] = []
+        stack = [self.root]
+        center, left, right = self.center, self.left, self.right
+        by_start, by_end, count = self.by_start, self.by_end, self.count
+        while stack:
+            node = stack.pop()
+            if node < 0 or not count[node]:
+                continue
+            c = center[node]
+            if end < c:  # the node's intervals hold c > end: those starting by `end` overlap
+                items = by_start[node]
+                out.extend(items[: bisect.bisect_right(items, (end, INF))])
+                stack.append(left[node])
+            elif start > c:  # they hold c < start: those ending at `start` or later overlap
+                items = by_end[node]
+                out.extend(items[bisect.bisect_left(items, (start,)) :])
+                stack.append(right[node])
+            else:
+                out.extend(by_start[node])
+                stack.append(left[node])
+                stack.append(right[node])
+        return out
 
 
 def _round_up(x: int, a: int) -> int:
@@ -207,7 +264,7 @@ def best_fit(events: Events, alignment: int, temporal: bool) -> HeapResult:
             return (iv.start - end, -iv.size, iv.key)
         return (-iv.size, iv.start - iv.end, iv.key)
 
-    committed = _Committed()
+    committed = _Committed([(iv.start, iv.end) for iv in intervals.values()])
     offsets: dict[int, int] = {}
     sizes: dict[int, int] = {}
     heap = 0
@@ -216,7 +273,7 @@ def best_fit(events: Events, alignment: int, temporal: bool) -> HeapResult:
             continue
         group = [iv, *colocs.get(iv.key, ())]
         max_size = max(g.size for g in group)
-        used: list[tuple[int, int]] = []
+        used: list[tuple[int, int, int, int]] = []
         for g in group:
             used.extend(committed.overlapping(g.start, g.end))
         offset = _find_chunk(used, iv.size, max_size, alignment)
@@ -228,42 +285,28 @@ def best_fit(events: Events, alignment: int, temporal: bool) -> HeapResult:
     return HeapResult(heap, offsets, sizes)
 
 
-def _find_chunk(used: list[tuple[int, int]], size: int, max_size: int, alignment: int) -> int:
+def _find_chunk(
+    used: list[tuple[int, int, int, int]], size: int, max_size: int, alignment: int
+) -> int:
     """MakeFreeChunks + SlicedAllocationFinder::Find for one slice: the smallest free gap that
-    holds `max_size` at an aligned offset (lowest offset first on equal gaps)."""
-    free: dict[int, int] = {0: INF}  # offset -> end
-    keys = [0]
-    for off, sz in used:
-        end_used = off + sz
-        # the free chunk containing end_used-? : XLA looks up by lower_bound in a descending map
-        k_end = bisect.bisect_right(keys, end_used) - 1
-        if k_end < 0:
-            continue
-        free_start_end = keys[k_end]
-        free_chunk_end = free[free_start_end]
-        k_start = bisect.bisect_right(keys, off) - 1
-        erase_from = k_start
-        if k_start >= 0:
-            s0 = keys[k_start]
-            if off - s0 >= size:
-                free[s0] = min(free[s0], off)
-                erase_from = k_start + 1
-        else:
-            erase_from = 0
-        for k in keys[erase_from : k_end + 1]:
-            del free[k]
-        del keys[erase_from : k_end + 1]
-        aligned = _round_up(end_used, alignment)
-        if free_chunk_end - aligned >= max_size:
-            free[aligned] = free_chunk_end
-            bisect.insort(keys, aligned)
-    best: tuple[int, int] | None = None
-    for off in keys:
-        end = free[off]
-        first = _round_up(off, alignment)
-        if first + max_size <= end:
-            cand = (end - off, off)
-            if best is None or cand < best:
-                best = cand
-    assert best is not None
-    return _round_up(best[1], alignment)
+    holds `max_size` at an aligned offset (lowest offset first on equal gaps).
+
+    XLA subtracts the used chunks one by one from a map of free chunks (a free chunk after a used
+    one starts at its aligned end; pieces too small for the buffer are dropped). The gaps that can
+    hold the buffer are the same as those of the complement of the union swept in offset order,
+    which is what we compute. `size` is kept for the signature's sake (XLA's drop threshold).
+    """
+    del size
+    best_len = INF + 1
+    best_off = 0
+    cur = 0
+    for off, sz in sorted({(u[2], u[3]) for u in used}):
+        if off > cur:
+            if cur + max_size <= off and off - cur < best_len:
+                best_len, best_off = off - cur, cur
+        end = off + sz
+        if end > cur:
+            cur = -(-end // alignment) * alignment
+    if INF - cur < best_len:
+        best_off = cur
+    return best_off

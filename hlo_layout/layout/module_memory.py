@@ -2,15 +2,15 @@
 one, the compiler's buffer assignment). `inspect` renders it (Rich in `report/memory_view.py`,
 JSON in `report/model.py`) and `check` budgets read it (`check/memory.py`).
 
-NOTE: [which values count] A dump does not say which values get buffers; XLA's dataflow analysis
-decides. We approximate it the way HloDataflowAnalysis defines values: instructions of the entry
-computation and of computations reached through control flow (`while`, `conditional`, `call`)
-count; fusion bodies and reducers (`to_apply`) do not (their values live in registers or scoped
-memory); instructions that forward an operand's buffer (get-tuple-element, bitcast, tuple, the
-`-done` half of async pairs, non-entry parameters) define nothing; the operand slot of
-`copy-start`, `async-start` and friends is forwarded too. Each value is counted once, with no
-liveness, so the totals are "bytes of values defined", not peak memory. With a buffer assignment
-beside the dump, the real allocations are shown next to them.
+NOTE: [which values count] One definition, XLA's, shared with `hlo_layout/memory/` (the peak
+analysis): the computations whose values get buffers are the entry and those run through control
+flow (`memory.dataflow.computation_kinds`: while, conditional, call, async-start); fusion bodies
+and reducers hold none. An instruction defines the array values HloDataflowAnalysis says it does
+(`memory.dataflow.defines_value`: get-tuple-element, bitcast, tuple, while, call, ... forward
+their operands' values; copy-start's and async-start's operand slots too). Each value is counted
+once, with no liveness, so these totals are "bytes of values defined", a secondary figure: the
+peak as XLA computes it is `MemoryReport.peak` (`hlo_layout.memory.analyze_memory`). With a buffer
+assignment beside the dump, the real allocations are shown next to them.
 """
 
 from __future__ import annotations
@@ -30,42 +30,14 @@ from hlo_layout.layout.size import (
     footprint,
     pointer_table_bytes,
 )
+from hlo_layout.memory.dataflow import SEQUENTIAL_CALLERS, computation_kinds, defines_value
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
-#: Opcodes whose result is (part of) an operand's buffer, so they define no new value.
-FORWARDING_OPCODES = frozenset(
-    {
-        "get-tuple-element",
-        "bitcast",
-        "tuple",
-        "while",
-        "call",
-        "conditional",
-        "optimization-barrier",
-        "domain",
-        "add-dependency",
-        "copy-done",
-        "async-done",
-        "async-update",
-        "send-done",
-        "recv-done",
-        "all-reduce-done",
-        "all-gather-done",
-        "collective-permute-done",
-    }
-)
-#: Tuple slots an async start forwards from its operand (HloDataflowAnalysis' Update*ValueSet).
-FORWARDED_SLOTS = {
-    "copy-start": (1,),
-    "async-start": (0,),
-    "all-gather-start": (0,),
-    "collective-permute-start": (0,),
-    "send": (0,),
-}
-#: Callers whose called computations run as real code with buffers of their own.
-CONTROL_FLOW_OPCODES = frozenset({"while", "conditional", "call"})
+#: Callers whose called computations run as real code with buffers of their own (for readers
+#: that see one computation at a time, e.g. the streaming JSON writer).
+CONTROL_FLOW_OPCODES = SEQUENTIAL_CALLERS
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,15 +229,8 @@ def _tiled(arrays: tuple[ArrayBytes, ...]) -> bool:
 
 def buffer_computations(module: Module) -> tuple[Computation, ...]:
     """The entry and every computation run through control flow (see NOTE: [which values count])."""
-    entry = module.entry
-    callers = module.callers
-    out = []
-    for computation in module.computations:
-        if computation is entry or any(
-            i.opcode in CONTROL_FLOW_OPCODES for _, i in callers.get(computation.name, ())
-        ):
-            out.append(computation)
-    return tuple(out)
+    kinds = computation_kinds(module)
+    return tuple(c for c in module.computations if kinds.get(c.name) == "global")
 
 
 def defined_leaves(
@@ -275,14 +240,13 @@ def defined_leaves(
     measure: Callable[[Shape], Footprint] = footprint,
 ) -> tuple[ArrayBytes, ...]:
     """The array values an instruction defines (NOTE: [which values count])."""
-    opcode = instruction.opcode
-    if opcode in FORWARDING_OPCODES or (opcode == "parameter" and not is_entry):
-        return ()
     arrays = measure(instruction.shape).arrays
-    slot = FORWARDED_SLOTS.get(opcode)
-    if slot is not None:
-        arrays = tuple(a for a in arrays if a.index[: len(slot)] != slot)
-    return arrays
+    if not arrays:
+        return arrays
+    opcode = instruction.opcode
+    return tuple(
+        a for a in arrays if defines_value(opcode, a.index, a.shape, param_defines=is_entry)
+    )
 
 
 def _leaf_row(

@@ -111,59 +111,15 @@ class DataflowAnalysis:
         #: (computation name, instruction name) -> value set.
         self.sets: dict[tuple[str, str], ValueSet] = {}
         self._defined: dict[tuple[str, str, Index], HloValue] = {}
-        self.kinds = self._computation_kinds()
+        self.kinds = computation_kinds(module)
         self.callee_of: dict[str, tuple[Computation, Instruction]] = {}
         self._define_values()
         self._evaluate(entry, None)
         self._positions_and_uses()
 
-    # -- which computations are sequential (global), thread-local or fused --------------------
-    def _computation_kinds(self) -> dict[str, str]:
-        """`global` (entry and callees of while/conditional/call/async-start), `thread_local`
-        (to_apply and friends of global code), `fusion` otherwise (GatherComputationsByAllocationType)."""
-        module = self.module
-        kinds: dict[str, str] = {self.entry.name: "global"}
-        stack = [self.entry]
-        while stack:
-            c = stack.pop()
-            kind = kinds[c.name]
-            for i in c.instructions:
-                for callee in i.called_computations:
-                    callee_c = module.computation(callee)
-                    if callee_c is None:
-                        continue
-                    if i.opcode == "fusion":
-                        new = "fusion"
-                    elif i.opcode in SEQUENTIAL_CALLERS and kind == "global":
-                        new = "global"
-                    else:
-                        new = "thread_local"
-                    old = kinds.get(callee)
-                    rank = {"global": 0, "thread_local": 1, "fusion": 2}
-                    if old is None or rank[new] < rank[old]:
-                        kinds[callee] = new
-                        stack.append(callee_c)
-        return kinds
-
     def defines(self, c: Computation, i: Instruction, index: Index, shape: Shape) -> bool:
-        op = i.opcode
-        if op == "parameter":
-            return c is self.entry or self.kinds.get(c.name) == "thread_local"
-        if op in FORWARDING:
-            return False
-        if op in ("tuple", "copy"):
-            return index == ()
-        if op == "copy-start":
-            return index in ((), (0,), (2,))
-        if op == "async-start":
-            return index in ((), (0,)) or (bool(index) and index[0] >= 2)
-        if op == "async-done":
-            return isinstance(shape, TupleShape)
-        if op in ("all-gather-start", "collective-permute-start", "send"):
-            return not (index and index[0] == 0)
-        if op == "recv-done":
-            return not (index and index[0] == 0)
-        return True
+        param_defines = c is self.entry or self.kinds.get(c.name) == "thread_local"
+        return defines_value(i.opcode, index, shape, param_defines=param_defines)
 
     def _define_values(self) -> None:
         for c in self.module.computations:
@@ -230,10 +186,13 @@ class DataflowAnalysis:
             elif op in ("all-gather-done", "collective-permute-done") and i.operands:
                 src = self._operand_set(c, i, 0)
                 out = {idx[1:]: v for idx, v in src.items() if idx[:1] == (1,)}
-            elif op in ("all-gather-start", "collective-permute-start", "send", "recv-done"):
-                if i.operands and op != "recv-done":
-                    for idx, v in self._operand_set(c, i, 0).items():
-                        out[(0, *idx)] = v
+            elif op in ("all-gather-start", "collective-permute-start", "send") and i.operands:
+                for idx, v in self._operand_set(c, i, 0).items():
+                    out[(0, *idx)] = v
+            elif op == "recv-done" and i.operands:  # the data is the recv's {0}
+                for idx, v in self._operand_set(c, i, 0).items():
+                    if idx[:1] == (0,):
+                        out[idx] = v
             elif op == "call":
                 callee = self._callee(i, 0)
                 if callee is not None:
@@ -361,6 +320,62 @@ class DataflowAnalysis:
                             use = (c, i, k, index)
                             if use not in v.uses:
                                 v.uses.append(use)
+
+
+def computation_kinds(module: Module) -> dict[str, str]:
+    """`global` (the entry and callees of while/conditional/call/async-start from global code),
+    `thread_local` (reducers, comparators and other callees: XLA gives each of their buffers an
+    allocation of its own) or `fusion` (fusion bodies: no buffers). Unreached computations are
+    absent. Mirrors GatherComputationsByAllocationType (buffer_assignment.cc).
+    """
+    entry = module.entry
+    if entry is None:
+        return {}
+    rank = {"global": 0, "thread_local": 1, "fusion": 2}
+    kinds: dict[str, str] = {entry.name: "global"}
+    stack = [entry]
+    while stack:
+        c = stack.pop()
+        kind = kinds[c.name]
+        for i in c.instructions:
+            for callee in i.called_computations:
+                callee_c = module.computation(callee)
+                if callee_c is None:
+                    continue
+                if i.opcode == "fusion":
+                    new = "fusion"
+                elif i.opcode in SEQUENTIAL_CALLERS and kind == "global":
+                    new = "global"
+                else:
+                    new = "thread_local"
+                old = kinds.get(callee)
+                if old is None or rank[new] < rank[old]:
+                    kinds[callee] = new
+                    stack.append(callee_c)
+    return kinds
+
+
+def defines_value(opcode: str, index: Index, shape: Shape, *, param_defines: bool) -> bool:
+    """Whether an instruction defines the value at `index` of its result (InitializeInstruction-
+    ValueSets in SSA form, bitcast_defines_value=false). `param_defines`: parameters of the entry
+    and of thread-local computations define values; those of control-flow callees take their
+    caller's."""
+    op = opcode
+    if op == "parameter":
+        return param_defines
+    if op in FORWARDING:
+        return False
+    if op in ("tuple", "copy"):
+        return index == ()
+    if op == "copy-start":
+        return index in ((), (0,), (2,))
+    if op == "async-start":
+        return index in ((), (0,)) or (bool(index) and index[0] >= 2)
+    if op == "async-done":
+        return isinstance(shape, TupleShape)
+    if op in ("all-gather-start", "collective-permute-start", "send", "recv-done"):
+        return not (index and index[0] == 0)
+    return True
 
 
 def may_use(user: Instruction, operand_index: Index) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Container
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
@@ -30,6 +30,7 @@ from hlo_layout.layout.size import (
     footprint,
     pointer_table_bytes,
 )
+from hlo_layout.memory.analysis import MemoryAnalysis, analyze_memory
 from hlo_layout.memory.dataflow import SEQUENTIAL_CALLERS, computation_kinds, defines_value
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
@@ -182,6 +183,8 @@ class MemoryReport:
     padding: tuple[PaddingGroup, ...]
     totals: tuple[SpaceTotal, ...]
     allocations: AllocationSummary | None = None
+    #: XLA's peak (static + temps per memory space), for a whole module; None for one computation.
+    peak: MemoryAnalysis | None = None
 
 
 class ShapeFacts:
@@ -370,11 +373,13 @@ def memory_report(
     assignment: BufferAssignment | None = None,
     top: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    peak: bool = True,
 ) -> MemoryReport:
     """Build the memory report of a module, or of one computation of it (`computation`).
 
     `buffers` keeps the `top` largest values (all of them when `top` is None); totals and padding
     always cover every value. `progress(done, total)` is called once per computation measured.
+    For a whole module (`computation` None) and `peak`, `report.peak` holds XLA's peak analysis.
     Raises KeyError when `computation` names no computation of the module.
     """
     facts = ShapeFacts()
@@ -394,9 +399,12 @@ def memory_report(
         tally.add(c, is_entry=c is entry, facts=facts)
         if progress is not None:
             progress(done, len(scopes))
-    return tally.report(
+    report = tally.report(
         facts, head_info, scope=computation, assignment=assignment, names=_InstructionNames(module)
     )
+    if computation is None and peak and module.entry is not None:
+        report = replace(report, peak=analyze_memory(module, None, assignment))
+    return report
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,3 +103,17 @@ def test_unscheduled_dump_says_estimate(tmp_path) -> None:  # type: ignore[no-un
     (m,) = _json(str(dump), "--backend", "cpu")["modules"]
     assert m["scheduled"] is False
     assert any("not scheduled" in n for n in m["notes"])
+
+
+def test_inspect_leads_with_the_peak_and_check_budgets_allocations() -> None:
+    from hlo_layout.check.memory import memory_figures
+    from hlo_layout.syntax import parse_file
+
+    result = runner.invoke(app, ["inspect", str(CPU)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "peak memory 287.2KiB" in out
+    assert out.index("peak memory") < out.index("values by memory space")
+    # check's per-space figure is what XLA allocates: static + the temp allocation.
+    figures = memory_figures(parse_file(CPU))
+    assert figures["space_bytes"] == {0: 45252 + 248832}

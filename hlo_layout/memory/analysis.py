@@ -8,7 +8,10 @@ result's `to_dict()` is one element of `hlo-layout memory --format json`'s `modu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import accumulate
 from pathlib import Path
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
@@ -99,13 +102,16 @@ class MemoryAnalysis:
     timelines: dict[int, list[int]]
     sequence: list[str]
     compiler: dict | None = None
-    _buffers: list[tuple[int, int, int, LiveBuffer]] = field(default_factory=list, repr=False)
+    #: (start, end, space, build) per buffer; `build()` makes its LiveBuffer row on demand.
+    _buffers: list[tuple[int, int, int, Callable[[], LiveBuffer]]] = field(
+        default_factory=list, repr=False
+    )
 
     def live_at(self, step: int, space: int | None = None) -> list[LiveBuffer]:
         """Buffers live at a schedule step (all spaces, or one), largest first."""
         rows = [
-            b
-            for s, e, sp, b in self._buffers
+            build()
+            for s, e, sp, build in self._buffers
             if s <= step <= e and (space is None or sp == space)
         ]
         rows.sort(key=lambda b: (-b.bytes, b.name, b.index))
@@ -330,7 +336,7 @@ def analyze_memory(
     # Buffers: union of their values' ranges, sized as XLA sizes the buffer.
     n_steps = lr.end_time + 1
     diffs: dict[int, list[int]] = {}
-    buffers: list[tuple[int, int, int, LiveBuffer]] = []
+    buffers: list[tuple[int, int, int, Callable[[], LiveBuffer]]] = []
     for n, buffer in enumerate(alias.buffers):
         ranged = [(lr.ranges[v.id], v) for v in buffer if v.id in lr.ranges]
         if not ranged:
@@ -345,18 +351,18 @@ def analyze_memory(
         rep = max(ranged, key=lambda rv: (assigner.size[rv[1].id], -rv[1].id))[1]
         alloc = assigner.allocation_of_value.get(rep.id)
         kind = _allocation_kind(alloc.kind, alloc.live_out) if alloc else "temp"
-        buffers.append((start, end, color, _live_buffer(rep, size, color, kind, start, end, source)))
+        buffers.append(
+            (start, end, color, partial(_live_buffer, rep, size, color, kind, start, end, source))
+        )
 
     timelines: dict[int, list[int]] = {}
     spaces: list[SpacePeak] = []
     colors = sorted(set(diffs) | set(static) | set(assigner.temp_allocation_bytes))
     tpu = be.name == "tpu"
     for color in colors:
-        series: list[int] = []
-        live = 0
-        for k in range(n_steps - 1 if n_steps > 1 else 1):
-            live += diffs.get(color, [0, 0])[k] if color in diffs else 0
-            series.append(live)
+        length = max(1, n_steps - 1)
+        d = diffs.get(color)
+        series = list(accumulate(d[:length])) if d is not None else [0] * length
         timelines[color] = series
         top = max(series, default=0)
         step = series.index(top) if series else 0

@@ -62,6 +62,13 @@ class Allocation:
     unranged: bool = False
 
     @property
+    def reusable(self) -> bool:
+        """Not readonly (a constant or an undonated parameter), not a tuple, not thread-local."""
+        if self.kind == "parameter":
+            return self.parameter_aliased
+        return self.kind not in ("constant", "tuple", "thread_local")
+
+    @property
     def readonly(self) -> bool:
         return (self.kind == "parameter" and not self.parameter_aliased) or self.kind == "constant"
 
@@ -224,18 +231,15 @@ class BufferAssigner:
 
     def _maybe_assign(self, a: Allocation, n: int) -> bool:
         """MaybeAssignBuffer: same color, fits, writable, no live-range interference."""
-        buffer = self.alias.buffers[n]
         size = self.buffer_size[n]
-        if self.buffer_color[n] != a.color or size > a.size or a.readonly:
+        if size > a.size or self.buffer_color[n] != a.color or not a.reusable or a.unranged:
             return False
-        if a.kind in ("tuple", "thread_local"):
-            return False
+        buffer = self.alias.buffers[n]
         values = self.df.values
-        if a.unranged:
-            return False
         ranges = a.ranges
+        lr_ranges = self.lr.ranges
         for new in buffer:
-            r = self.lr.ranges.get(new.id)
+            r = lr_ranges.get(new.id)
             if r is None:
                 return False
             # Only values whose ranges reach [r.start, r.end] can interfere (module docstring of

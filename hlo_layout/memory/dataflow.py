@@ -47,8 +47,25 @@ ELEMENTWISE = frozenset(
 )
 
 
+_SUBSHAPES: dict[int, tuple[Shape, list[tuple[Index, Shape]]]] = {}
+
+
 def subshapes(shape: Shape) -> list[tuple[Index, Shape]]:
-    """Every (index, subshape) in ShapeUtil::ForEachSubshape order (tuple node, then elements)."""
+    """Every (index, subshape) in ShapeUtil::ForEachSubshape order (tuple node, then elements).
+
+    Memoized by identity (the parser shares one object per distinct shape text; each entry keeps
+    its shape alive, so an id is never reused while cached)."""
+    hit = _SUBSHAPES.get(id(shape))
+    if hit is not None and hit[0] is shape:
+        return hit[1]
+    if len(_SUBSHAPES) > 1 << 16:
+        _SUBSHAPES.clear()
+    out = _subshapes(shape)
+    _SUBSHAPES[id(shape)] = (shape, out)
+    return out
+
+
+def _subshapes(shape: Shape) -> list[tuple[Index, Shape]]:
     out: list[tuple[Index, Shape]] = []
 
     def walk(s: Shape, index: Index) -> None:
@@ -110,7 +127,7 @@ class DataflowAnalysis:
         self.values: list[HloValue] = []
         #: (computation name, instruction name) -> value set.
         self.sets: dict[tuple[str, str], ValueSet] = {}
-        self._defined: dict[tuple[str, str, Index], HloValue] = {}
+        self._defined_at: dict[tuple[str, str], list[HloValue]] = {}
         self.kinds = computation_kinds(module)
         self.callee_of: dict[str, tuple[Computation, Instruction]] = {}
         self._define_values()
@@ -130,7 +147,7 @@ class DataflowAnalysis:
                     if self.defines(c, i, index, s):
                         v = HloValue(len(self.values), c, i, index, s)
                         self.values.append(v)
-                        self._defined[(c.name, i.name, index)] = v
+                        self._defined_at.setdefault((c.name, i.name), []).append(v)
 
     def _new_phi(self, c: Computation, i: Instruction, index: Index, shape: Shape) -> HloValue:
         v = HloValue(len(self.values), c, i, index, shape, is_phi=True)
@@ -158,11 +175,8 @@ class DataflowAnalysis:
                 n = i.parameter_number or 0
                 sets[key] = dict(params[n]) if n < len(params) else {}
                 continue
-            own = {
-                index: (self._defined[(c.name, i.name, index)],)
-                for index, _ in subshapes(i.shape)
-                if (c.name, i.name, index) in self._defined
-            }
+            defined = self._defined_at.get((c.name, i.name))
+            own = {v.index: (v,) for v in defined} if defined else {}
             out: ValueSet = {}
             if op in ("bitcast", "domain", "opt-barrier", "optimization-barrier", "add-dependency",
                       "async-update", "all-reduce-done") and i.operands:
@@ -316,10 +330,9 @@ class DataflowAnalysis:
                     for index, values in ovs.items():
                         if not may_use(i, index):
                             continue
-                        for v in values:
-                            use = (c, i, k, index)
-                            if use not in v.uses:
-                                v.uses.append(use)
+                        use = (c, i, k, index)
+                        for v in values:  # one HloUse per (user, operand, index): no duplicates
+                            v.uses.append(use)
 
 
 def computation_kinds(module: Module) -> dict[str, str]:

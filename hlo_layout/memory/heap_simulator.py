@@ -10,6 +10,7 @@ the smallest free gap that fits the aligned request, lowest offset on ties.
 from __future__ import annotations
 
 import bisect
+from operator import itemgetter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -300,13 +301,16 @@ def _find_chunk(
     best_len = INF + 1
     best_off = 0
     cur = 0
-    for off, sz in sorted({(u[2], u[3]) for u in used}):
-        if off > cur:
-            if cur + max_size <= off and off - cur < best_len:
-                best_len, best_off = off - cur, cur
+    used.sort(key=_BY_OFFSET)
+    for _, _, off, sz in used:
+        if off > cur and off - cur < best_len and cur + max_size <= off:
+            best_len, best_off = off - cur, cur
         end = off + sz
         if end > cur:
             cur = -(-end // alignment) * alignment
     if INF - cur < best_len:
         best_off = cur
     return best_off
+
+
+_BY_OFFSET = itemgetter(2, 3)

@@ -220,8 +220,20 @@ class BufferAssigner:
                         a = self.allocation_of_value.get(ov.id)
                         if a is not None and self._maybe_assign(a, n):
                             return
+            # A cheap screen first: an allocation holding a value whose range strictly overlaps
+            # (not just touches) this single-valued buffer's range can never take it.
+            screen = self.lr.ranges.get(buffer[0].id) if len(buffer) == 1 else None
+            allocations = self.allocations
+            size, color = self.buffer_size[n], self.buffer_color[n]
             for k in reversed(allocation_indices):
-                if self._maybe_assign(self.allocations[k], n):
+                a = allocations[k]
+                if size > a.size or color != a.color:
+                    continue
+                if screen is not None and a.ranges:
+                    j = bisect.bisect_left(a.ranges, (screen.end,))
+                    if j and a.ranges[j - 1][1] > screen.start:
+                        continue
+                if self._maybe_assign(a, n):
                     return
         if not self.buffer_live_out[n]:
             sequential.append(n)

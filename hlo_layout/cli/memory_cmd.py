@@ -47,7 +47,9 @@ AtOpt = Annotated[
 ]
 TopArg = Annotated[
     int | None,
-    typer.Option("--top", "-n", min=1, help="Buffers shown (text: 20; JSON: all).", show_default=False),
+    typer.Option(
+        "--top", "-n", min=1, help="Buffers shown (text: 20; JSON: all).", show_default=False
+    ),
 ]
 _SPACE_NAMES = {"hbm": 0, "device": 0, "default": 0, "vmem": 1, "fast": 1, "host": 5}
 
@@ -87,7 +89,9 @@ def memory(
     from hlo_layout.syntax.parse import HloInputError, parse_file_modules
 
     if backend is not None and backend.lower() not in BACKENDS:
-        raise typer.BadParameter(f"unknown backend {backend!r}: use cpu, gpu or tpu", param_hint="--backend")
+        raise typer.BadParameter(
+            f"unknown backend {backend!r}: use cpu, gpu or tpu", param_hint="--backend"
+        )
     space_n = _space(space)
     with guard("memory"):
         analyses = []
@@ -108,9 +112,7 @@ def memory(
                     stderr_console().print(f"error: {path}: the module has no computation")
                     failed = True
                     continue
-                analyses.append(
-                    analyze_memory(module, backend, assignment, file=str(Path(path)))
-                )
+                analyses.append(analyze_memory(module, backend, assignment, file=str(Path(path))))
         steps: list[int | None] = []
         for ma in analyses:
             if at is None:
@@ -129,9 +131,7 @@ def memory(
             for ma, step in zip(analyses, steps):
                 d = ma.to_dict()
                 if space_n is not None:
-                    d["live_at_peak"] = [
-                        r for r in _live_dicts(ma, ma.live_at_peak(space_n))
-                    ]
+                    d["live_at_peak"] = [r for r in _live_dicts(ma, ma.live_at_peak(space_n))]
                 if top is not None:
                     d["live_at_peak"] = d["live_at_peak"][:top]
                     d["by_op_name"] = d["by_op_name"][:top]
@@ -148,9 +148,7 @@ def memory(
         else:
             from hlo_layout.report.memory_analysis_view import render_memory
 
-            stdout_console().print(
-                render_memory(analyses, top=top or 20, space=space_n, at=steps)
-            )
+            stdout_console().print(render_memory(analyses, top=top or 20, space=space_n, at=steps))
         if failed:
             raise typer.Exit(EXIT_INPUT)
 

@@ -370,7 +370,8 @@ def analyze_memory(
         temp = assigner.temp_allocation_bytes.get(color, 0)
         if estimate and buffer_assignment is not None:
             compiler_temp = sum(
-                x.size for x in buffer_assignment.allocations
+                x.size
+                for x in buffer_assignment.allocations
                 if x.is_preallocated_temp and x.color == color
             )
             temp, estimate = compiler_temp, False

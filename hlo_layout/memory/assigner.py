@@ -24,7 +24,6 @@ from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.syntax.shape import ArrayShape, OpaqueShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction
 
-
 _VMEM_ALIGN = 1
 
 
@@ -167,7 +166,9 @@ class BufferAssigner:
         df, alias = self.df, self.alias
         post = self._post_order()
         global_buffers = [
-            n for n, b in enumerate(alias.buffers) if df.kinds.get(b[0].computation.name) == "global"
+            n
+            for n, b in enumerate(alias.buffers)
+            if df.kinds.get(b[0].computation.name) == "global"
         ]
         global_buffers.sort(
             key=lambda n: (
@@ -299,7 +300,11 @@ class BufferAssigner:
 
     # -- CanShareOperandBufferWithUser -----------------------------------------------------------
     def can_share(
-        self, c: Computation, operand: Instruction, operand_index: Index, user: Instruction,
+        self,
+        c: Computation,
+        operand: Instruction,
+        operand_index: Index,
+        user: Instruction,
         user_index: Index,
     ) -> bool:
         """HloDataflowAnalysis::CanShareOperandBufferWithUser (no backend hint)."""
@@ -360,7 +365,11 @@ class BufferAssigner:
         if kind == "kOutput" and root is not None and root.opcode == "add":
             ops = [body.resolve(o) for o in root.operands]
             matched = next(
-                (j for j, o in enumerate(ops) if o is not None and o.opcode in ("convolution", "dot")),
+                (
+                    j
+                    for j, o in enumerate(ops)
+                    if o is not None and o.opcode in ("convolution", "dot")
+                ),
                 None,
             )
             if matched is None:
@@ -416,7 +425,9 @@ class BufferAssigner:
                 operands_of,
                 can_share,
             )
-            align = self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
+            align = (
+                self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
+            )
             spatial = best_fit(events, align, temporal=False)
             temporal = best_fit(events, align, temporal=True)
             result = spatial if spatial.heap_size <= temporal.heap_size else temporal

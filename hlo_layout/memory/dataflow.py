@@ -39,11 +39,7 @@ FORWARDING = frozenset(
 SEQUENTIAL_CALLERS = frozenset({"while", "conditional", "call", "async-start"})
 #: Elementwise opcodes (HloInstruction::IsElementwiseImpl).
 ELEMENTWISE = frozenset(
-    """abs round-nearest-afz round-nearest-even ceil clz convert bitcast-convert copy cosine erf
-    exponential exponential-minus-one floor imag is-finite log log-plus-one not negate popcnt real
-    reduce-precision rsqrt logistic sign sine sqrt cbrt tan tanh add atan2 compare complex divide
-    maximum minimum multiply power remainder subtract and or xor shift-left shift-right-arithmetic
-    shift-right-logical select clamp map""".split()
+    ["abs", "round-nearest-afz", "round-nearest-even", "ceil", "clz", "convert", "bitcast-convert", "copy", "cosine", "erf", "exponential", "exponential-minus-one", "floor", "imag", "is-finite", "log", "log-plus-one", "not", "negate", "popcnt", "real", "reduce-precision", "rsqrt", "logistic", "sign", "sine", "sqrt", "cbrt", "tan", "tanh", "add", "atan2", "compare", "complex", "divide", "maximum", "minimum", "multiply", "power", "remainder", "subtract", "and", "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical", "select", "clamp", "map"]
 )
 
 
@@ -178,8 +174,19 @@ class DataflowAnalysis:
             defined = self._defined_at.get((c.name, i.name))
             own = {v.index: (v,) for v in defined} if defined else {}
             out: ValueSet = {}
-            if op in ("bitcast", "domain", "opt-barrier", "optimization-barrier", "add-dependency",
-                      "async-update", "all-reduce-done") and i.operands:
+            if (
+                op
+                in (
+                    "bitcast",
+                    "domain",
+                    "opt-barrier",
+                    "optimization-barrier",
+                    "add-dependency",
+                    "async-update",
+                    "all-reduce-done",
+                )
+                and i.operands
+            ):
                 out = dict(self._operand_set(c, i, 0))
             elif op == "get-tuple-element" and i.operands:
                 k = _tuple_index(i)
@@ -264,7 +271,9 @@ class DataflowAnalysis:
         return out
 
     def _while(self, c: Computation, i: Instruction) -> ValueSet:
-        names = dict((a.key, a.raw.removeprefix("%")) for a in i.attributes if a.key in ("body", "condition"))
+        names = dict(
+            (a.key, a.raw.removeprefix("%")) for a in i.attributes if a.key in ("body", "condition")
+        )
         body = self.module.computation(names.get("body", ""))
         cond = self.module.computation(names.get("condition", ""))
         init = self._operand_set(c, i, 0) if i.operands else {}

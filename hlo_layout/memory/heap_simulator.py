@@ -10,9 +10,9 @@ the smallest free gap that fits the aligned request, lowest offset on ties.
 from __future__ import annotations
 
 import bisect
-from operator import itemgetter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 INF = 1 << 62
 

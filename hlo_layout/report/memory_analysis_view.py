@@ -137,8 +137,10 @@ def render_memory(
             parts.append(Text(f"live bytes over the schedule, S({s.memory_space}) {s.name}"))
             parts.append(_chart(ma, s.memory_space))
         rows = ma.live_at_peak(space)
-        sp = ma.peak_space if space is None else next(
-            (s for s in ma.spaces if s.memory_space == space), None
+        sp = (
+            ma.peak_space
+            if space is None
+            else next((s for s in ma.spaces if s.memory_space == space), None)
         )
         if sp is not None:
             parts.append(

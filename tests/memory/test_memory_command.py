@@ -46,7 +46,10 @@ def test_json_contract_and_xla_peak_moment() -> None:
     # XLA's live-range file: "Live ranges at 6 (peak)", cumulative 293572 bytes.
     assert space["peak_step"] == 6 and space["peak_live_bytes"] == 293572
     assert sum(b["bytes"] for b in m["live_at_peak"]) == 293572
-    assert [b["name"] for b in m["live_at_peak"]][:2] == ["reverse_concatenate_fusion", "ynn_fusion.1"]
+    assert [b["name"] for b in m["live_at_peak"]][:2] == [
+        "reverse_concatenate_fusion",
+        "ynn_fusion.1",
+    ]
     assert m["live_at_peak"][0]["op_name"] == "jit(f)/concatenate"
     assert m["live_at_peak"][0]["source"] == "gen_dumps.py:86"
     assert m["by_op_name"][0] == {"op_name": "jit(f)/concatenate", "bytes": 165888, "values": 1}

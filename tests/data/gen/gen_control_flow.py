@@ -38,6 +38,7 @@ def while_loop(x):
     def body(c):
         i, v = c
         return i + 1, jnp.tanh(v @ v) + v
+
     return jax.lax.while_loop(lambda c: c[0] < 5, body, (0, x))[1]
 
 
@@ -45,6 +46,7 @@ def fori_two(x, y):
     def body(i, c):
         a, b = c
         return (a * 2.0 + b, jnp.sin(b))
+
     return jax.lax.fori_loop(0, 7, body, (x, y))
 
 
@@ -60,6 +62,7 @@ def scan(xs, h):
     def step(h, x):
         h = jnp.tanh(h @ x + h)
         return h, h.sum(0)
+
     return jax.lax.scan(step, h, xs)
 
 
@@ -83,6 +86,7 @@ def nested(x):
     def outer(i, v):
         v = jax.lax.fori_loop(0, 3, lambda j, w: w @ w * 0.5 + 1.0, v)
         return jax.lax.cond(i % 2 == 0, lambda u: u + 1.0, lambda u: u * 2.0, v)
+
     return jax.lax.fori_loop(0, 4, outer, x)
 
 

@@ -49,8 +49,8 @@ def main() -> None:
     dumps = args.dumps or [largest(p) for p in KINDS.values()]
     print(f"{'dump':60} {'MB':>6} {'parse s':>8} {'analysis s':>10} {'ratio':>6} {'peak':>14}")
     for path in dumps:
-        t_parse, module = best(lambda: parse_file(path), args.repeat)
-        t_mem, ma = best(lambda: analyze_memory(module), args.repeat)  # type: ignore[arg-type]
+        t_parse, module = best(lambda p=path: parse_file(p), args.repeat)
+        t_mem, ma = best(lambda m=module: analyze_memory(m), args.repeat)  # type: ignore[arg-type]
         mb = path.stat().st_size / 1e6
         name = str(path.relative_to(CORPUS) if path.is_relative_to(CORPUS) else path)[-60:]
         peak = ma.peak_bytes  # type: ignore[attr-defined]

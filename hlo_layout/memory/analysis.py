@@ -153,7 +153,9 @@ class MemoryAnalysis:
         return out
 
     def timeline(self, space: int) -> tuple[list[int], int]:
-        """Live bytes per step of one space, max-pooled to at most TIMELINE_POINTS: (values, bucket)."""
+        """Live bytes per step of one space, max-pooled to at most TIMELINE_POINTS numbers.
+
+        Returns (values, bucket)."""
         series = self.timelines.get(space, [])
         bucket = max(1, -(-len(series) // TIMELINE_POINTS))
         if bucket == 1:
@@ -376,7 +378,8 @@ def analyze_memory(
             )
             temp, estimate = compiler_temp, False
             notes.append(
-                f"S({color}) temp bytes are the compiler's (from {Path(buffer_assignment.name).name}): "
+                f"S({color}) temp bytes are the compiler's "
+                f"(from {Path(buffer_assignment.name).name}): "
                 "libtpu's memory-space assignment is closed"
             )
         spaces.append(

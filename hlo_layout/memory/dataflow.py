@@ -39,7 +39,58 @@ FORWARDING = frozenset(
 SEQUENTIAL_CALLERS = frozenset({"while", "conditional", "call", "async-start"})
 #: Elementwise opcodes (HloInstruction::IsElementwiseImpl).
 ELEMENTWISE = frozenset(
-    ["abs", "round-nearest-afz", "round-nearest-even", "ceil", "clz", "convert", "bitcast-convert", "copy", "cosine", "erf", "exponential", "exponential-minus-one", "floor", "imag", "is-finite", "log", "log-plus-one", "not", "negate", "popcnt", "real", "reduce-precision", "rsqrt", "logistic", "sign", "sine", "sqrt", "cbrt", "tan", "tanh", "add", "atan2", "compare", "complex", "divide", "maximum", "minimum", "multiply", "power", "remainder", "subtract", "and", "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical", "select", "clamp", "map"]
+    [
+        "abs",
+        "round-nearest-afz",
+        "round-nearest-even",
+        "ceil",
+        "clz",
+        "convert",
+        "bitcast-convert",
+        "copy",
+        "cosine",
+        "erf",
+        "exponential",
+        "exponential-minus-one",
+        "floor",
+        "imag",
+        "is-finite",
+        "log",
+        "log-plus-one",
+        "not",
+        "negate",
+        "popcnt",
+        "real",
+        "reduce-precision",
+        "rsqrt",
+        "logistic",
+        "sign",
+        "sine",
+        "sqrt",
+        "cbrt",
+        "tan",
+        "tanh",
+        "add",
+        "atan2",
+        "compare",
+        "complex",
+        "divide",
+        "maximum",
+        "minimum",
+        "multiply",
+        "power",
+        "remainder",
+        "subtract",
+        "and",
+        "or",
+        "xor",
+        "shift-left",
+        "shift-right-arithmetic",
+        "shift-right-logical",
+        "select",
+        "clamp",
+        "map",
+    ]
 )
 
 
@@ -405,9 +456,7 @@ def may_use(user: Instruction, operand_index: Index) -> bool:
     op = user.opcode
     if op in ("get-tuple-element", "copy"):
         return operand_index == ()
-    if op in ("tuple", "domain"):
-        return False
-    return True
+    return op not in ("tuple", "domain")
 
 
 def _tuple_index(i: Instruction) -> int:

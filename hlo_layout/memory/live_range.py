@@ -7,6 +7,7 @@ order; for an unscheduled dump this is an estimate, and the analysis says so).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from hlo_layout.memory.alias import AliasAnalysis
@@ -80,7 +81,7 @@ class LiveRange:
         cached = getattr(self, "_user_map", None)
         if cached is None:
             cached = {}
-            for c, i in self.sequence:
+            for _c, i in self.sequence:
                 for o in i.operands:
                     cached.setdefault(o.name, []).append(i)
             self._user_map = cached
@@ -95,7 +96,7 @@ class LiveRange:
         donated = self.alias.is_donated
         roots = {c.name: c.root for c in module.computations}
         while_body_param: dict[int, Instruction] = {}
-        for c, i in self.sequence:
+        for _c, i in self.sequence:
             if i.opcode == "while":
                 names = {a.key: a.raw.removeprefix("%") for a in i.attributes}
                 body = module.computation(names.get("body", ""))
@@ -160,7 +161,7 @@ class LiveRange:
             if len(members) < 2:
                 continue
             members.sort(key=lambda m: (m[0].start, m[0].end, m[1]))
-            for (r1, _), (r2, _) in zip(members, members[1:]):
+            for (r1, _), (r2, _) in itertools.pairwise(members):
                 r2.end = max(r1.end, r2.end)
                 r1.end = min(r1.end, r2.start)
 

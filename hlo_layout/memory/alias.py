@@ -57,7 +57,7 @@ def _fusion_in_place(body: Computation) -> list[tuple[Index, int, Index]]:
                 outs.append(((k,), inst))
     else:
         outs.append(((), root))
-    pairs = []
+    pairs: list[tuple[Index, int, Index]] = []
     for out_index, inst in outs:
         while inst.opcode == "bitcast" and inst.operands:
             nxt = body.resolve(inst.operands[0])
@@ -119,8 +119,8 @@ class AliasAnalysis:
             groups.setdefault(self._find(v.id), []).append(v)
         self.buffers: list[list[HloValue]] = sorted(groups.values(), key=lambda b: b[0].id)
         self.buffer_of: dict[int, int] = {}
-        for n, b in enumerate(self.buffers):
-            for v in b:
+        for n, members in enumerate(self.buffers):
+            for v in members:
                 self.buffer_of[v.id] = n
 
     def _donations(self, df: DataflowAnalysis) -> None:

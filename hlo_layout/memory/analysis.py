@@ -363,8 +363,8 @@ def analyze_memory(
     tpu = be.name == "tpu"
     for color in colors:
         length = max(1, n_steps - 1)
-        d = diffs.get(color)
-        series = list(accumulate(d[:length])) if d is not None else [0] * length
+        deltas = diffs.get(color)
+        series = list(accumulate(deltas[:length])) if deltas is not None else [0] * length
         timelines[color] = series
         top = max(series, default=0)
         step = series.index(top) if series else 0

@@ -218,8 +218,8 @@ class BufferAssigner:
                     vs = self.df.sets.get((c.name, op.name), {})
                     idx: Index = (op.index,) if op.index is not None else ()
                     for ov in vs.get(idx, ()):
-                        a = self.allocation_of_value.get(ov.id)
-                        if a is not None and self._maybe_assign(a, n):
+                        held = self.allocation_of_value.get(ov.id)
+                        if held is not None and self._maybe_assign(held, n):
                             return
             # A cheap screen first: an allocation holding a value whose range strictly overlaps
             # (not just touches) this single-valued buffer's range can never take it.

@@ -1,7 +1,9 @@
 """The byte figures of a module for budgets, read off the module memory report.
 
 One definition of "which values count" serves `inspect` and `check`: see NOTE: [which values
-count] in `hlo_layout/layout/module_memory.py`.
+count] in `hlo_layout/layout/module_memory.py`. Bytes per memory space are what XLA's buffer
+assignment allocates there (`hlo_layout.memory`: static allocations + the temp allocation), not
+the sum of every value defined.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any
 
 from hlo_layout.check.metrics import Buffer
 from hlo_layout.layout.buffer_assignment import read_buffer_assignment
-from hlo_layout.layout.module_memory import LeafRow, memory_report
+from hlo_layout.layout.module_memory import LeafRow, MemoryReport, memory_report
 from hlo_layout.syntax.tree import Module
 
 #: How many of the largest buffers a ModuleMetrics keeps.
@@ -30,6 +32,14 @@ def _buffer(row: LeafRow) -> Buffer:
     )
 
 
+def _space_bytes(report: MemoryReport) -> dict[int, int]:
+    """Per memory space, static + temp allocation bytes of XLA's assignment (values defined when
+    the module has no entry to analyze)."""
+    if report.peak is None:
+        return {t.memory_space: t.physical_bytes for t in report.totals}
+    return {s.memory_space: s.static_bytes + s.temp_allocation_bytes for s in report.peak.spaces}
+
+
 def memory_figures(module: Module, buffer_assignment: Path | str | None = None) -> dict[str, Any]:
     """Argument/output bytes, bytes per memory space, padding, largest buffers, allocations."""
     assignment = read_buffer_assignment(buffer_assignment) if buffer_assignment else None
@@ -39,7 +49,7 @@ def memory_figures(module: Module, buffer_assignment: Path | str | None = None) 
     return {
         "argument_bytes": sum(b.physical_bytes for b in params),
         "output_bytes": sum(b.physical_bytes for b in outputs),
-        "space_bytes": {t.memory_space: t.physical_bytes for t in report.totals},
+        "space_bytes": _space_bytes(report),
         "logical_bytes": sum(t.logical_bytes for t in report.totals),
         "physical_bytes": sum(t.physical_bytes for t in report.totals),
         "largest": tuple(_buffer(r) for r in report.buffers),

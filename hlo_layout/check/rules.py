@@ -300,8 +300,8 @@ RULES: tuple[RuleSpec, ...] = (
              "The entry result's physical bytes (its array leaves).",
              at_most(lambda m: m.output_bytes, "entry outputs")),
     RuleSpec("max-space-bytes", Kind.SPACE_SIZES, "bytes",
-             "Bytes of the values defined in a memory space, e.g. 1=16MiB or vmem=16MiB "
-             "(repeatable).",
+             "Bytes XLA's buffer assignment allocates in a memory space (static + temp "
+             "allocation), e.g. 1=16MiB or vmem=16MiB (repeatable).",
              per_space_at_most(_space_bytes, "bytes")),
     RuleSpec("max-buffer-bytes", Kind.SIZE, "bytes", "The largest single buffer.",
              _largest_buffer),

@@ -2,22 +2,22 @@
 one, the compiler's buffer assignment). `inspect` renders it (Rich in `report/memory_view.py`,
 JSON in `report/model.py`) and `check` budgets read it (`check/memory.py`).
 
-NOTE: [which values count] A dump does not say which values get buffers; XLA's dataflow analysis
-decides. We approximate it the way HloDataflowAnalysis defines values: instructions of the entry
-computation and of computations reached through control flow (`while`, `conditional`, `call`)
-count; fusion bodies and reducers (`to_apply`) do not (their values live in registers or scoped
-memory); instructions that forward an operand's buffer (get-tuple-element, bitcast, tuple, the
-`-done` half of async pairs, non-entry parameters) define nothing; the operand slot of
-`copy-start`, `async-start` and friends is forwarded too. Each value is counted once, with no
-liveness, so the totals are "bytes of values defined", not peak memory. With a buffer assignment
-beside the dump, the real allocations are shown next to them.
+NOTE: [which values count] One definition, XLA's, shared with `hlo_layout/memory/` (the peak
+analysis): the computations whose values get buffers are the entry and those run through control
+flow (`memory.dataflow.computation_kinds`: while, conditional, call, async-start); fusion bodies
+and reducers hold none. An instruction defines the array values HloDataflowAnalysis says it does
+(`memory.dataflow.defines_value`: get-tuple-element, bitcast, tuple, while, call, ... forward
+their operands' values; copy-start's and async-start's operand slots too). Each value is counted
+once, with no liveness, so these totals are "bytes of values defined", a secondary figure: the
+peak as XLA computes it is `MemoryReport.peak` (`hlo_layout.memory.analyze_memory`). With a buffer
+assignment beside the dump, the real allocations are shown next to them.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Container
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
@@ -30,42 +30,15 @@ from hlo_layout.layout.size import (
     footprint,
     pointer_table_bytes,
 )
+from hlo_layout.memory.analysis import MemoryAnalysis, analyze_memory
+from hlo_layout.memory.dataflow import SEQUENTIAL_CALLERS, computation_kinds, defines_value
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
-#: Opcodes whose result is (part of) an operand's buffer, so they define no new value.
-FORWARDING_OPCODES = frozenset(
-    {
-        "get-tuple-element",
-        "bitcast",
-        "tuple",
-        "while",
-        "call",
-        "conditional",
-        "optimization-barrier",
-        "domain",
-        "add-dependency",
-        "copy-done",
-        "async-done",
-        "async-update",
-        "send-done",
-        "recv-done",
-        "all-reduce-done",
-        "all-gather-done",
-        "collective-permute-done",
-    }
-)
-#: Tuple slots an async start forwards from its operand (HloDataflowAnalysis' Update*ValueSet).
-FORWARDED_SLOTS = {
-    "copy-start": (1,),
-    "async-start": (0,),
-    "all-gather-start": (0,),
-    "collective-permute-start": (0,),
-    "send": (0,),
-}
-#: Callers whose called computations run as real code with buffers of their own.
-CONTROL_FLOW_OPCODES = frozenset({"while", "conditional", "call"})
+#: Callers whose called computations run as real code with buffers of their own (for readers
+#: that see one computation at a time, e.g. the streaming JSON writer).
+CONTROL_FLOW_OPCODES = SEQUENTIAL_CALLERS
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +183,8 @@ class MemoryReport:
     padding: tuple[PaddingGroup, ...]
     totals: tuple[SpaceTotal, ...]
     allocations: AllocationSummary | None = None
+    #: XLA's peak (static + temps per memory space), for a whole module; None for one computation.
+    peak: MemoryAnalysis | None = None
 
 
 class ShapeFacts:
@@ -257,15 +232,8 @@ def _tiled(arrays: tuple[ArrayBytes, ...]) -> bool:
 
 def buffer_computations(module: Module) -> tuple[Computation, ...]:
     """The entry and every computation run through control flow (see NOTE: [which values count])."""
-    entry = module.entry
-    callers = module.callers
-    out = []
-    for computation in module.computations:
-        if computation is entry or any(
-            i.opcode in CONTROL_FLOW_OPCODES for _, i in callers.get(computation.name, ())
-        ):
-            out.append(computation)
-    return tuple(out)
+    kinds = computation_kinds(module)
+    return tuple(c for c in module.computations if kinds.get(c.name) == "global")
 
 
 def defined_leaves(
@@ -275,14 +243,13 @@ def defined_leaves(
     measure: Callable[[Shape], Footprint] = footprint,
 ) -> tuple[ArrayBytes, ...]:
     """The array values an instruction defines (NOTE: [which values count])."""
-    opcode = instruction.opcode
-    if opcode in FORWARDING_OPCODES or (opcode == "parameter" and not is_entry):
-        return ()
     arrays = measure(instruction.shape).arrays
-    slot = FORWARDED_SLOTS.get(opcode)
-    if slot is not None:
-        arrays = tuple(a for a in arrays if a.index[: len(slot)] != slot)
-    return arrays
+    if not arrays:
+        return arrays
+    opcode = instruction.opcode
+    return tuple(
+        a for a in arrays if defines_value(opcode, a.index, a.shape, param_defines=is_entry)
+    )
 
 
 def _leaf_row(
@@ -406,11 +373,13 @@ def memory_report(
     assignment: BufferAssignment | None = None,
     top: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    peak: bool = True,
 ) -> MemoryReport:
     """Build the memory report of a module, or of one computation of it (`computation`).
 
     `buffers` keeps the `top` largest values (all of them when `top` is None); totals and padding
     always cover every value. `progress(done, total)` is called once per computation measured.
+    For a whole module (`computation` None) and `peak`, `report.peak` holds XLA's peak analysis.
     Raises KeyError when `computation` names no computation of the module.
     """
     facts = ShapeFacts()
@@ -430,9 +399,12 @@ def memory_report(
         tally.add(c, is_entry=c is entry, facts=facts)
         if progress is not None:
             progress(done, len(scopes))
-    return tally.report(
+    report = tally.report(
         facts, head_info, scope=computation, assignment=assignment, names=_InstructionNames(module)
     )
+    if computation is None and peak and module.entry is not None:
+        report = replace(report, peak=analyze_memory(module, None, assignment))
+    return report
 
 
 @dataclass(frozen=True, slots=True)

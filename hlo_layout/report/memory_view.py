@@ -252,9 +252,43 @@ def _allocations(report: MemoryReport, top: int) -> Iterator[RenderableType]:
         )
 
 
+def _peak(report: MemoryReport) -> Table | None:
+    """XLA's peak, one line per memory space (`hlo-layout memory` has the whole story)."""
+    ma = report.peak
+    if ma is None:
+        return None
+    title = f"peak memory {human_bytes(ma.peak_bytes)} (static {human_bytes(ma.static_bytes)})"
+    if not ma.scheduled:
+        title += " — estimate: the dump is not scheduled"
+    table = _table(title)
+    table.add_column("space")
+    table.add_column("static", justify="right")
+    table.add_column("temps", justify="right")
+    table.add_column("peak live", justify="right", style="bold")
+    table.add_column("at", style="hlo.name", overflow="fold")
+    for s in ma.spaces:
+        table.add_row(
+            Text(
+                space_label(s.memory_space, report.tpu) + (" ~estimate" if s.estimate else ""),
+                style="hlo.space",
+            ),
+            human_bytes(s.static_bytes),
+            human_bytes(s.temp_allocation_bytes),
+            human_bytes(s.peak_live_bytes),
+            f"step {s.peak_step} {s.peak_instruction or ''}",
+        )
+    table.caption = "hlo-layout memory DUMP: what is live at the peak, and why"
+    table.caption_justify = "left"
+    return table
+
+
 @group()
 def render_memory(report: MemoryReport, top: int) -> Iterator[RenderableType]:
-    """The memory sections of one module's `inspect` view."""
+    """The memory sections of one module's `inspect` view, led by XLA's peak."""
+    peak = _peak(report)
+    if peak is not None:
+        yield peak
+        yield Text("")
     what = "entry" if report.scope is None else report.scope
     yield _leaves(f"{what} parameters", report.entry_parameters, top, report.tpu, params=True)
     yield Text("")

@@ -1,0 +1,500 @@
+"""BufferAssigner (xla/service/buffer_assignment.cc): allocations for parameters, constants,
+tuples and live-out buffers, reuse of allocations whose live ranges do not interfere, one heap
+simulation per memory space for the temps (AssignBuffersWithSequentialOrdering), and
+CombineTempAllocations (after XLA's unstable std::partition of the allocation list).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from hlo_layout.layout.size import array_bytes
+from hlo_layout.memory.alias import AliasAnalysis, output_operand_pairs
+from hlo_layout.memory.backend import Backend
+from hlo_layout.memory.dataflow import ELEMENTWISE, DataflowAnalysis, HloValue, Index, subshape
+from hlo_layout.memory.heap_simulator import (
+    Events,
+    HeapResult,
+    best_fit,
+    peak_of_trace,
+    run_heap_simulation,
+)
+from hlo_layout.memory.live_range import LiveRange
+from hlo_layout.syntax.shape import ArrayShape, OpaqueShape, Shape, TupleShape
+from hlo_layout.syntax.tree import Computation, Instruction
+
+_VMEM_ALIGN = 1
+
+
+def value_size(shape: Shape, backend: Backend) -> int:
+    """BufferValue size: an array's physical bytes, a tuple's pointer table."""
+    if isinstance(shape, ArrayShape):
+        return array_bytes(shape).physical_bytes or 0
+    if isinstance(shape, TupleShape):
+        return backend.tuple_table_bytes(shape)
+    if isinstance(shape, OpaqueShape):
+        return backend.pointer_bytes
+    return 0
+
+
+def value_color(shape: Shape) -> int:
+    if isinstance(shape, ArrayShape) and shape.layout is not None:
+        return shape.layout.memory_space
+    return 0
+
+
+@dataclass(slots=True)
+class Allocation:
+    """BufferAllocation: its size, color, kind and the values placed in it (value id -> offset)."""
+
+    index: int
+    size: int
+    color: int
+    kind: str  # parameter | constant | output | temp | thread_local | tuple
+    parameter_aliased: bool = False
+    live_out: bool = False
+    values: dict[int, int] = field(default_factory=dict)
+    #: Live ranges of the values placed, sorted by (start, end): pairwise they only touch, so
+    #: ends are sorted too and an interference check reads only the neighbours (see _maybe_assign).
+    ranges: list[tuple[int, int, int]] = field(default_factory=list)
+    unranged: bool = False
+
+    @property
+    def reusable(self) -> bool:
+        """Not readonly (a constant or an undonated parameter), not a tuple, not thread-local."""
+        if self.kind == "parameter":
+            return self.parameter_aliased
+        return self.kind not in ("constant", "tuple", "thread_local")
+
+    @property
+    def readonly(self) -> bool:
+        return (self.kind == "parameter" and not self.parameter_aliased) or self.kind == "constant"
+
+    @property
+    def preallocated_temp(self) -> bool:
+        return self.kind not in ("parameter", "constant", "thread_local") and not self.live_out
+
+
+@dataclass(slots=True)
+class SpaceHeap:
+    """One memory space's heap simulation: the chosen packing and its trace."""
+
+    color: int
+    result: HeapResult
+    events: Events
+    trace_peak: int
+    temp_allocation_bytes: int = 0
+
+
+class BufferAssigner:
+    """Runs XLA's buffer assignment rules over our dataflow, alias and live-range analyses."""
+
+    def __init__(
+        self, df: DataflowAnalysis, alias: AliasAnalysis, lr: LiveRange, backend: Backend
+    ) -> None:
+        self.df, self.alias, self.lr, self.backend = df, alias, lr, backend
+        self.size = {v.id: value_size(v.shape, backend) for v in df.values}
+        self.color = {v.id: value_color(v.shape) for v in df.values}
+        self.buffer_size = [max(self.size[v.id] for v in b) for b in alias.buffers]
+        self.buffer_color = [self.color[b[0].id] for b in alias.buffers]
+        self.buffer_live_out = [any(v.live_out for v in b) for b in alias.buffers]
+        self.allocations: list[Allocation] = []
+        self.allocation_of_value: dict[int, Allocation] = {}
+        self._users_cache: dict[str, dict[str, list[Instruction]]] = {}
+        self.heaps: dict[int, SpaceHeap] = {}
+        self.temp_allocation_bytes: dict[int, int] = {}
+        self._run()
+
+    # -- allocations -----------------------------------------------------------------------------
+    def _new(self, buffer: list[HloValue], kind: str, size: int) -> Allocation:
+        a = Allocation(len(self.allocations), size, self.color[buffer[0].id], kind)
+        self.allocations.append(a)
+        for v in buffer:
+            self._add(a, v, 0)
+        return a
+
+    def _add(self, a: Allocation, v: HloValue, offset: int) -> None:
+        a.values[v.id] = offset
+        r = self.lr.ranges.get(v.id)
+        if r is None:
+            a.unranged = True
+        else:
+            bisect.insort(a.ranges, (r.start, r.end, v.id))
+        self.allocation_of_value[v.id] = a
+        if v.live_out:
+            a.live_out = True
+
+    def _post_order(self) -> dict[int, int]:
+        """Positions in MakeInstructionPostOrder of the global computations, entry first."""
+        pos: dict[int, int] = {}
+        n = 0
+        df = self.df
+        comps = [c for c in reversed(df.module.computations) if df.kinds.get(c.name) == "global"]
+        comps.sort(key=lambda c: c is not df.entry)
+        for c in comps:
+            users: dict[str, int] = {}
+            for i in c.instructions:
+                for o in i.operands:
+                    users[o.name] = users.get(o.name, 0) + 1
+            visited: set[str] = set()
+            for start in c.instructions:
+                if users.get(start.name) or start.name in visited:
+                    continue
+                stack: list[tuple[Instruction, int]] = [(start, 0)]
+                while stack:
+                    inst, k = stack.pop()
+                    if k == 0:
+                        if inst.name in visited:
+                            continue
+                        visited.add(inst.name)
+                    if k < len(inst.operands):
+                        stack.append((inst, k + 1))
+                        nxt = c.resolve(inst.operands[k])
+                        if nxt is not None and nxt.name not in visited:
+                            stack.append((nxt, 0))
+                    else:
+                        pos[id(inst)] = n
+                        n += 1
+            for i in c.instructions:
+                if id(i) not in pos:
+                    pos[id(i)] = n
+                    n += 1
+        return pos
+
+    def _run(self) -> None:
+        df, alias = self.df, self.alias
+        post = self._post_order()
+        global_buffers = [
+            n
+            for n, b in enumerate(alias.buffers)
+            if df.kinds.get(b[0].computation.name) == "global"
+        ]
+        global_buffers.sort(
+            key=lambda n: (
+                -self.buffer_size[n],
+                not self.buffer_live_out[n],
+                min(post.get(id(v.instruction), 1 << 40) for v in alias.buffers[n]),
+            )
+        )
+        allocation_indices: list[int] = []
+        sequential: list[int] = []
+        for n in global_buffers:
+            self._assign_one(n, allocation_indices, sequential)
+        self._heap(sequential)
+        # Thread-local computations: one allocation per buffer. They come after the heap's
+        # allocations in the list (as the corpus's assignments show), and their count shapes
+        # where std::partition moves the temp allocations.
+        for n, b in enumerate(alias.buffers):
+            if df.kinds.get(b[0].computation.name) == "thread_local":
+                constant = any(v.instruction.opcode == "constant" for v in b)
+                self._new(b, "constant" if constant else "thread_local", self.buffer_size[n])
+        self._combine()
+
+    def _assign_one(self, n: int, allocation_indices: list[int], sequential: list[int]) -> None:
+        buffer = self.alias.buffers[n]
+        size = self.buffer_size[n]
+        entry = self.df.entry
+        for v in buffer:
+            if v.instruction.opcode == "constant":
+                self._new(buffer, "constant", size)
+                return
+            if v.instruction.opcode == "parameter" and v.computation is entry:
+                aliased = self.alias.is_donated(v.instruction.parameter_number or 0, v.index)
+                a = self._new(buffer, "parameter", size)
+                a.parameter_aliased = aliased
+                if aliased:
+                    allocation_indices.append(a.index)
+                return
+        if any(isinstance(v.shape, TupleShape) for v in buffer):
+            self._new(buffer, "tuple", size)
+            return
+        if self.backend.reuse_allocations:
+            for v in buffer:
+                if v.index != ():
+                    continue
+                c, i = v.computation, v.instruction
+                for op in i.operands:
+                    vs = self.df.sets.get((c.name, op.name), {})
+                    idx: Index = (op.index,) if op.index is not None else ()
+                    for ov in vs.get(idx, ()):
+                        held = self.allocation_of_value.get(ov.id)
+                        if held is not None and self._maybe_assign(held, n):
+                            return
+            # A cheap screen first: an allocation holding a value whose range strictly overlaps
+            # (not just touches) this single-valued buffer's range can never take it.
+            screen = self.lr.ranges.get(buffer[0].id) if len(buffer) == 1 else None
+            allocations = self.allocations
+            size, color = self.buffer_size[n], self.buffer_color[n]
+            for k in reversed(allocation_indices):
+                a = allocations[k]
+                if size > a.size or color != a.color:
+                    continue
+                if screen is not None and a.ranges:
+                    j = bisect.bisect_left(a.ranges, (screen.end,))
+                    if j and a.ranges[j - 1][1] > screen.start:
+                        continue
+                if self._maybe_assign(a, n):
+                    return
+        if not self.buffer_live_out[n]:
+            sequential.append(n)
+            return
+        a = self._new(buffer, "output", size)
+        allocation_indices.append(a.index)
+
+    def _maybe_assign(self, a: Allocation, n: int) -> bool:
+        """MaybeAssignBuffer: same color, fits, writable, no live-range interference."""
+        size = self.buffer_size[n]
+        if size > a.size or self.buffer_color[n] != a.color or not a.reusable or a.unranged:
+            return False
+        buffer = self.alias.buffers[n]
+        values = self.df.values
+        ranges = a.ranges
+        lr_ranges = self.lr.ranges
+        for new in buffer:
+            r = lr_ranges.get(new.id)
+            if r is None:
+                return False
+            # Only values whose ranges reach [r.start, r.end] can interfere (module docstring of
+            # Allocation.ranges); the copy rule below still reads every assigned value.
+            k = bisect.bisect_right(ranges, (r.end, 1 << 62, 1 << 62))
+            while k > 0 and ranges[k - 1][1] >= r.start:
+                k -= 1
+                if self._interferes(new, values[ranges[k][2]]):
+                    return False
+            if new.instruction.opcode == "copy":
+                for assigned_id in a.values:
+                    assigned = values[assigned_id]
+                    for _, pi, _ in assigned.positions:
+                        if any(o.name == pi.name for o in new.instruction.operands) and (
+                            new.computation is assigned.computation
+                        ):
+                            return False
+        if self.buffer_live_out[n] and a.size != size:
+            return False
+        for v in buffer:
+            self._add(a, v, 0)
+        return True
+
+    def _interferes(self, b1: HloValue, b2: HloValue) -> bool:
+        """BufferAssigner::LiveRangeInterferes over HloLiveRange intervals."""
+        r1, r2 = self.lr.ranges.get(b1.id), self.lr.ranges.get(b2.id)
+        if r1 is None or r2 is None:
+            return True
+        if r1.start > r2.end or r2.start > r1.end:
+            return False
+        if r1.end == r2.start:
+            return not self._share_as_operand(b2, r1.end_position)
+        if r2.end == r1.start:
+            return not self._share_as_operand(b1, r2.end_position)
+        return True
+
+    def _share_as_operand(self, user: HloValue, end_position: tuple) -> bool:
+        pc, pi, pidx = end_position
+        ui = user.instruction
+        if ui.opcode == "copy" or user.computation is not pc:
+            return False
+        if not any(o.name == pi.name for o in ui.operands):
+            return False
+        return self.can_share(pc, pi, pidx, ui, user.index)
+
+    # -- CanShareOperandBufferWithUser -----------------------------------------------------------
+    def can_share(
+        self,
+        c: Computation,
+        operand: Instruction,
+        operand_index: Index,
+        user: Instruction,
+        user_index: Index,
+    ) -> bool:
+        """HloDataflowAnalysis::CanShareOperandBufferWithUser (no backend hint)."""
+        if operand.opcode == "constant":
+            return False
+        a = subshape(operand.shape, operand_index)
+        b = subshape(user.shape, user_index)
+        if a is None or b is None or a != b:
+            return False
+        numbers = [k for k, o in enumerate(user.operands) if o.name == operand.name]
+        if not numbers:
+            return False
+        module = self.df.module
+        for out_index, k, op_index in output_operand_pairs(user, module):
+            if out_index == user_index:
+                return k in numbers and op_index == operand_index
+        op = user.opcode
+        if op == "fusion":
+            return self._fusion_can_share(user, numbers[0])
+        if op in ("dynamic-update-slice", "scatter", "triangular-solve", "set-dimension-size"):
+            want = 1 if op == "triangular-solve" else 0
+            return numbers == [want]
+        if op == "sort":
+            if len(self._users(c).get(operand.name, ())) != 1:
+                return False
+            if len(user.operands) == 1:
+                return True
+            return len(numbers) == 1 and bool(user_index) and user_index[0] == numbers[0]
+        if op == "call":
+            return False
+        if op == "bitcast-convert":
+            return False
+        return op in ELEMENTWISE
+
+    def _users(self, c: Computation) -> dict[str, list[Instruction]]:
+        got = self._users_cache.get(c.name)
+        if got is None:
+            got = {}
+            for i in c.instructions:
+                for o in i.operands:
+                    got.setdefault(o.name, []).append(i)
+            self._users_cache[c.name] = got
+        return got
+
+    def _fusion_can_share(self, fusion: Instruction, k: int) -> bool:
+        names = fusion.called_computations
+        body = self.df.module.computation(names[0]) if names else None
+        if body is None:
+            return False
+        param = next((p for p in body.parameter_instructions if p.parameter_number == k), None)
+        if param is None:
+            return False
+        kind = fusion.fusion_kind
+        users = self._users(body)
+        if kind in ("kLoop", "kInput"):
+            return _transitive_uses_elementwise(param, users)
+        root = body.root
+        if kind == "kOutput" and root is not None and root.opcode == "add":
+            ops = [body.resolve(o) for o in root.operands]
+            matched = next(
+                (
+                    j
+                    for j, o in enumerate(ops)
+                    if o is not None and o.opcode in ("convolution", "dot")
+                ),
+                None,
+            )
+            if matched is None:
+                return False
+            other = 1 if matched == 0 else 0
+            uses = users.get(param.name, [])
+            return (
+                len(uses) == 1
+                and uses[0] is root
+                and [j for j, o in enumerate(root.operands) if o.name == param.name] == [other]
+            )
+        return False
+
+    # -- heap simulation -------------------------------------------------------------------------
+    def _heap(self, sequential: list[int]) -> None:
+        df, lr, alias = self.df, self.lr, self.alias
+        by_color: dict[int, list[int]] = {}
+        for n in sequential:
+            for v in alias.buffers[n]:
+                if v.id in lr.ranges:
+                    by_color.setdefault(self.buffer_color[n], []).append(v.id)
+        ranges = {k: (r.start, r.end) for k, r in lr.ranges.items()}
+        values = df.values
+
+        def operands_of(vid: int) -> list[int]:
+            v = values[vid]
+            c, i = v.computation, v.instruction
+            out: list[int] = []
+            for op in i.operands:
+                vs = df.sets.get((c.name, op.name), {})
+                for ov in vs.get((), ()):
+                    out.append(ov.id)
+            return out
+
+        def can_share(operand_id: int, user_id: int) -> bool:
+            o, u = values[operand_id], values[user_id]
+            ui = u.instruction
+            if ui.opcode == "copy" or o.computation is not u.computation:
+                return False
+            if not any(op.name == o.instruction.name for op in ui.operands):
+                return False
+            return self.can_share(o.computation, o.instruction, o.index, ui, u.index)
+
+        for color in sorted(by_color):
+            ids = by_color[color]
+            events = run_heap_simulation(
+                ids,
+                ranges,
+                lr.end_time,
+                self.size,
+                alias.buffer_of,
+                {n: self.buffer_size[n] for n in set(alias.buffer_of[i] for i in ids)},
+                operands_of,
+                can_share,
+            )
+            align = (
+                self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
+            )
+            spatial = best_fit(events, align, temporal=False)
+            temporal = best_fit(events, align, temporal=True)
+            result = spatial if spatial.heap_size <= temporal.heap_size else temporal
+            peak, _ = peak_of_trace(events)
+            self.heaps[color] = SpaceHeap(color, result, events, peak)
+            a = Allocation(len(self.allocations), result.heap_size, color, "temp")
+            self.allocations.append(a)
+            for vid, off in result.offsets.items():
+                a.values[vid] = off
+                self.allocation_of_value[vid] = a
+            for vid in ids:
+                if vid not in a.values:
+                    a.values[vid] = 0
+                    self.allocation_of_value[vid] = a
+
+    def _combine(self) -> None:
+        """CombineTempAllocations after libstdc++'s std::partition (bidirectional version)."""
+        allocs = list(self.allocations)
+        first, last = 0, len(allocs)
+        while True:
+            while first != last and not allocs[first].preallocated_temp:
+                first += 1
+            if first == last:
+                break
+            last -= 1
+            while first != last and allocs[last].preallocated_temp:
+                last -= 1
+            if first == last:
+                break
+            allocs[first], allocs[last] = allocs[last], allocs[first]
+            first += 1
+        combined: dict[int, int] = {}
+        self.temp_offsets: dict[int, int] = {}
+        for a in allocs[first:]:
+            align = self.backend.alignment
+            if a.color not in combined:
+                combined[a.color] = a.size
+                base = 0
+            else:
+                base = -(-combined[a.color] // align) * align
+                combined[a.color] = base + a.size
+            for vid, off in a.values.items():
+                self.temp_offsets[vid] = base + off
+        self.temp_allocation_bytes = combined
+
+
+def _elementwise_on(user: Instruction, k: int) -> bool:
+    """HloInstruction::IsElementwiseOnOperand for an instruction inside a fusion."""
+    op = user.opcode
+    if op == "dynamic-update-slice":
+        return k == 0
+    if op == "bitcast-convert":
+        return False
+    return op in ELEMENTWISE
+
+
+def _transitive_uses_elementwise(start: Instruction, users: dict[str, list[Instruction]]) -> bool:
+    """AreTransitiveUsesElementwiseOrTuple: every transitive user reads elementwise (or tuples)."""
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        cur = stack.pop()
+        seen.add(cur.name)
+        for user in users.get(cur.name, ()):
+            for k, o in enumerate(user.operands):
+                if o.name == cur.name and not _elementwise_on(user, k) and user.opcode != "tuple":
+                    return False
+            if user.name not in seen:
+                stack.append(user)
+    return True

@@ -1,0 +1,464 @@
+"""HloDataflowAnalysis (xla/service/hlo_dataflow_analysis.cc) in SSA form over a parsed module:
+which instruction defines each value, the value set at every (instruction, index), and uses.
+
+Deviations: phi values are created per while/conditional and pruned by the simple rule of
+PhiGraph::Optimize that matters in practice (a loop-carried element the body passes through is
+the init value); value ids follow text order with phis numbered after every defined value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hlo_layout.syntax.shape import BufferShape, Shape, TupleShape
+from hlo_layout.syntax.tree import Computation, Instruction, Module
+
+Index = tuple[int, ...]
+
+#: Opcodes that define no value of their own: their result is an operand's value.
+FORWARDING = frozenset(
+    {
+        "bitcast",
+        "get-tuple-element",
+        "while",
+        "call",
+        "conditional",
+        "domain",
+        "opt-barrier",
+        "optimization-barrier",
+        "add-dependency",
+        "copy-done",
+        "all-reduce-done",
+        "all-gather-done",
+        "collective-permute-done",
+        "async-update",
+        "send-done",
+    }
+)
+#: Callers whose callees run sequentially with buffers in the module's heap (kSequential).
+SEQUENTIAL_CALLERS = frozenset({"while", "conditional", "call", "async-start"})
+#: Elementwise opcodes (HloInstruction::IsElementwiseImpl).
+ELEMENTWISE = frozenset(
+    [
+        "abs",
+        "round-nearest-afz",
+        "round-nearest-even",
+        "ceil",
+        "clz",
+        "convert",
+        "bitcast-convert",
+        "copy",
+        "cosine",
+        "erf",
+        "exponential",
+        "exponential-minus-one",
+        "floor",
+        "imag",
+        "is-finite",
+        "log",
+        "log-plus-one",
+        "not",
+        "negate",
+        "popcnt",
+        "real",
+        "reduce-precision",
+        "rsqrt",
+        "logistic",
+        "sign",
+        "sine",
+        "sqrt",
+        "cbrt",
+        "tan",
+        "tanh",
+        "add",
+        "atan2",
+        "compare",
+        "complex",
+        "divide",
+        "maximum",
+        "minimum",
+        "multiply",
+        "power",
+        "remainder",
+        "subtract",
+        "and",
+        "or",
+        "xor",
+        "shift-left",
+        "shift-right-arithmetic",
+        "shift-right-logical",
+        "select",
+        "clamp",
+        "map",
+    ]
+)
+
+
+_SUBSHAPES: dict[int, tuple[Shape, list[tuple[Index, Shape]]]] = {}
+
+
+def subshapes(shape: Shape) -> list[tuple[Index, Shape]]:
+    """Every (index, subshape) in ShapeUtil::ForEachSubshape order (tuple node, then elements).
+
+    Memoized by identity (the parser shares one object per distinct shape text; each entry keeps
+    its shape alive, so an id is never reused while cached)."""
+    hit = _SUBSHAPES.get(id(shape))
+    if hit is not None and hit[0] is shape:
+        return hit[1]
+    if len(_SUBSHAPES) > 1 << 16:
+        _SUBSHAPES.clear()
+    out = _subshapes(shape)
+    _SUBSHAPES[id(shape)] = (shape, out)
+    return out
+
+
+def _subshapes(shape: Shape) -> list[tuple[Index, Shape]]:
+    out: list[tuple[Index, Shape]] = []
+
+    def walk(s: Shape, index: Index) -> None:
+        if isinstance(s, BufferShape):
+            s = s.element
+        out.append((index, s))
+        if isinstance(s, TupleShape):
+            for k, e in enumerate(s.elements):
+                walk(e, (*index, k))
+
+    walk(shape, ())
+    return out
+
+
+def subshape(shape: Shape, index: Index) -> Shape | None:
+    for k in index:
+        if isinstance(shape, BufferShape):
+            shape = shape.element
+        if not isinstance(shape, TupleShape) or k >= len(shape.elements):
+            return None
+        shape = shape.elements[k]
+    return shape
+
+
+@dataclass(eq=False, slots=True)
+class HloValue:
+    """One value: defined at (instruction, index) in a computation; `positions` are every
+    (computation, instruction, index) holding it (the defining one first); `uses` are
+    (computation, user, operand number, operand index)."""
+
+    id: int
+    computation: Computation
+    instruction: Instruction
+    index: Index
+    shape: Shape
+    is_phi: bool = False
+    positions: list[tuple[Computation, Instruction, Index]] = field(default_factory=list)
+    uses: list[tuple[Computation, Instruction, int, Index]] = field(default_factory=list)
+    live_out: bool = False
+
+    @property
+    def label(self) -> str:
+        """`name{0,1}` as XLA's live-range dump prints it."""
+        return f"{self.instruction.name}{{{','.join(map(str, self.index))}}}"
+
+
+ValueSet = dict[Index, tuple[HloValue, ...]]
+
+
+class DataflowAnalysis:
+    """Values and value sets of every non-fusion computation reached from the entry."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        entry = module.entry
+        if entry is None:
+            raise ValueError("module has no computation")
+        self.entry = entry
+        self.values: list[HloValue] = []
+        #: (computation name, instruction name) -> value set.
+        self.sets: dict[tuple[str, str], ValueSet] = {}
+        self._defined_at: dict[tuple[str, str], list[HloValue]] = {}
+        self.kinds = computation_kinds(module)
+        self.callee_of: dict[str, tuple[Computation, Instruction]] = {}
+        self._define_values()
+        self._evaluate(entry, None)
+        self._positions_and_uses()
+
+    def defines(self, c: Computation, i: Instruction, index: Index, shape: Shape) -> bool:
+        param_defines = c is self.entry or self.kinds.get(c.name) == "thread_local"
+        return defines_value(i.opcode, index, shape, param_defines=param_defines)
+
+    def _define_values(self) -> None:
+        for c in self.module.computations:
+            if self.kinds.get(c.name) not in ("global", "thread_local"):
+                continue
+            for i in c.instructions:
+                for index, s in subshapes(i.shape):
+                    if self.defines(c, i, index, s):
+                        v = HloValue(len(self.values), c, i, index, s)
+                        self.values.append(v)
+                        self._defined_at.setdefault((c.name, i.name), []).append(v)
+
+    def _new_phi(self, c: Computation, i: Instruction, index: Index, shape: Shape) -> HloValue:
+        v = HloValue(len(self.values), c, i, index, shape, is_phi=True)
+        self.values.append(v)
+        return v
+
+    # -- value sets ----------------------------------------------------------------------------
+    def value_set(self, c: Computation, name: str) -> ValueSet:
+        return self.sets.get((c.name, name), {})
+
+    def _operand_set(self, c: Computation, i: Instruction, k: int) -> ValueSet:
+        op = i.operands[k]
+        vs = self.sets.get((c.name, op.name), {})
+        if op.index is not None:  # `%x#1`: element 1 of the tuple x
+            return {idx[1:]: v for idx, v in vs.items() if idx[:1] == (op.index,)}
+        return vs
+
+    def _evaluate(self, c: Computation, params: list[ValueSet] | None) -> ValueSet:
+        """Value sets of every instruction of `c`; `params` give a callee's parameter sets."""
+        sets = self.sets
+        for i in c.instructions:
+            key = (c.name, i.name)
+            op = i.opcode
+            if op == "parameter" and params is not None:
+                n = i.parameter_number or 0
+                sets[key] = dict(params[n]) if n < len(params) else {}
+                continue
+            defined = self._defined_at.get((c.name, i.name))
+            own = {v.index: (v,) for v in defined} if defined else {}
+            out: ValueSet = {}
+            if (
+                op
+                in (
+                    "bitcast",
+                    "domain",
+                    "opt-barrier",
+                    "optimization-barrier",
+                    "add-dependency",
+                    "async-update",
+                    "all-reduce-done",
+                )
+                and i.operands
+            ):
+                out = dict(self._operand_set(c, i, 0))
+            elif op == "get-tuple-element" and i.operands:
+                k = _tuple_index(i)
+                src = self._operand_set(c, i, 0)
+                out = {idx[1:]: v for idx, v in src.items() if idx[:1] == (k,)}
+            elif op in ("tuple",):
+                for k in range(len(i.operands)):
+                    for idx, v in self._operand_set(c, i, k).items():
+                        out[(k, *idx)] = v
+            elif op == "copy" and i.operands:
+                out = {idx: v for idx, v in self._operand_set(c, i, 0).items() if idx}
+            elif op == "copy-start" and i.operands:
+                for idx, v in self._operand_set(c, i, 0).items():
+                    out[(1, *idx)] = v
+            elif op == "copy-done" and i.operands:
+                src = self._operand_set(c, i, 0)
+                out = {idx[1:]: v for idx, v in src.items() if idx[:1] == (0,)}
+            elif op in ("all-gather-done", "collective-permute-done") and i.operands:
+                src = self._operand_set(c, i, 0)
+                out = {idx[1:]: v for idx, v in src.items() if idx[:1] == (1,)}
+            elif op in ("all-gather-start", "collective-permute-start", "send") and i.operands:
+                for idx, v in self._operand_set(c, i, 0).items():
+                    out[(0, *idx)] = v
+            elif op == "recv-done" and i.operands:  # the data is the recv's {0}
+                for idx, v in self._operand_set(c, i, 0).items():
+                    if idx[:1] == (0,):
+                        out[idx] = v
+            elif op == "call":
+                callee = self._callee(i, 0)
+                if callee is not None:
+                    self.callee_of[callee.name] = (c, i)
+                    out = dict(self._evaluate(callee, self._operand_sets(c, i)))
+            elif op == "async-start":
+                callee = self._callee(i, 0)
+                operands = self._operand_sets(c, i)
+                for k, vs in enumerate(operands):
+                    for idx, v in vs.items():
+                        out[(0, k, *idx)] = v
+                if callee is not None:
+                    self.callee_of[callee.name] = (c, i)
+                    for idx, v in self._evaluate(callee, operands).items():
+                        out[(1, *idx)] = v
+            elif op == "async-done" and i.operands:
+                src = self._operand_set(c, i, 0)
+                out = {idx[1:]: v for idx, v in src.items() if idx[:1] == (1,)}
+            elif op == "conditional":
+                out = self._conditional(c, i)
+            elif op == "while":
+                out = self._while(c, i)
+            out.update(own)
+            sets[key] = out
+        root = c.root
+        return sets.get((c.name, root.name), {}) if root is not None else {}
+
+    def _operand_sets(self, c: Computation, i: Instruction) -> list[ValueSet]:
+        return [self._operand_set(c, i, k) for k in range(len(i.operands))]
+
+    def _callee(self, i: Instruction, k: int) -> Computation | None:
+        names = i.called_computations
+        return self.module.computation(names[k]) if k < len(names) else None
+
+    def _conditional(self, c: Computation, i: Instruction) -> ValueSet:
+        branches = [self.module.computation(n) for n in i.called_computations]
+        roots: list[ValueSet] = []
+        for k, b in enumerate(branches):
+            if b is None:
+                continue
+            self.callee_of[b.name] = (c, i)
+            param = [self._operand_set(c, i, k + 1)] if k + 1 < len(i.operands) else [{}]
+            roots.append(self._evaluate(b, param))
+        out: ValueSet = {}
+        for index, s in subshapes(i.shape):
+            found: list[HloValue] = []
+            for r in roots:
+                for v in r.get(index, ()):
+                    if v not in found:
+                        found.append(v)
+            if len(found) == 1:
+                out[index] = (found[0],)
+            elif found:
+                out[index] = (self._new_phi(c, i, index, s),)
+        return out
+
+    def _while(self, c: Computation, i: Instruction) -> ValueSet:
+        names = dict(
+            (a.key, a.raw.removeprefix("%")) for a in i.attributes if a.key in ("body", "condition")
+        )
+        body = self.module.computation(names.get("body", ""))
+        cond = self.module.computation(names.get("condition", ""))
+        init = self._operand_set(c, i, 0) if i.operands else {}
+        if body is None:
+            return dict(init)
+        self.callee_of[body.name] = (c, i)
+        if cond is not None:
+            self.callee_of[cond.name] = (c, i)
+        param = body.parameter_instructions[0] if body.parameter_instructions else None
+        mark = len(self.values)
+        # Pass 1: every element a phi, to see which elements the body passes through unchanged.
+        trial: ValueSet = {}
+        for index, s in subshapes(i.shape):
+            trial[index] = (self._new_phi(body, param or i, index, s),)
+        root1 = self._evaluate(body, [trial])
+        through = {idx for idx, vs in trial.items() if root1.get(idx) == vs}
+        del self.values[mark:]
+        # Pass 2 (PhiGraph::Optimize): passed-through elements keep the init value.
+        body_param: ValueSet = {}
+        cond_param: ValueSet = {}
+        result: ValueSet = {}
+        phis = []
+        for index, s in subshapes(i.shape):
+            if index in through and len(init.get(index, ())) == 1:
+                body_param[index] = cond_param[index] = result[index] = init[index]
+            else:
+                v = self._new_phi(body, param or i, index, s)
+                body_param[index] = (v,)
+                phis.append(index)
+        root = self._evaluate(body, [body_param])
+        if cond is not None:
+            cparam = cond.parameter_instructions[0] if cond.parameter_instructions else i
+            for index in phis:
+                s = subshape(i.shape, index) or i.shape
+                cond_param[index] = (self._new_phi(cond, cparam, index, s),)
+            self._evaluate(cond, [cond_param])
+        for index in phis:
+            s = subshape(i.shape, index) or i.shape
+            result[index] = (self._new_phi(c, i, index, s),)
+        self.while_sets = getattr(self, "while_sets", [])
+        self.while_sets.append((init, body_param, cond_param, root, result))
+        return result
+
+    # -- positions and uses --------------------------------------------------------------------
+    def _positions_and_uses(self) -> None:
+        module = self.module
+        for c in module.computations:
+            if self.kinds.get(c.name) != "global":
+                continue
+            root = c.root
+            for i in c.instructions:
+                vs = self.sets.get((c.name, i.name), {})
+                for index, values in vs.items():
+                    for v in values:
+                        if v.instruction is i and v.index == index and v.computation is c:
+                            v.positions.insert(0, (c, i, index))
+                        else:
+                            v.positions.append((c, i, index))
+                        if c is self.entry and i is root:
+                            v.live_out = True
+                for k in range(len(i.operands)):
+                    ovs = self._operand_set(c, i, k)
+                    for index, values in ovs.items():
+                        if not may_use(i, index):
+                            continue
+                        use = (c, i, k, index)
+                        for v in values:  # one HloUse per (user, operand, index): no duplicates
+                            v.uses.append(use)
+
+
+def computation_kinds(module: Module) -> dict[str, str]:
+    """`global` (the entry and callees of while/conditional/call/async-start from global code),
+    `thread_local` (reducers, comparators and other callees: XLA gives each of their buffers an
+    allocation of its own) or `fusion` (fusion bodies: no buffers). Unreached computations are
+    absent. Mirrors GatherComputationsByAllocationType (buffer_assignment.cc).
+    """
+    entry = module.entry
+    if entry is None:
+        return {}
+    rank = {"global": 0, "thread_local": 1, "fusion": 2}
+    kinds: dict[str, str] = {entry.name: "global"}
+    stack = [entry]
+    while stack:
+        c = stack.pop()
+        kind = kinds[c.name]
+        for i in c.instructions:
+            for callee in i.called_computations:
+                callee_c = module.computation(callee)
+                if callee_c is None:
+                    continue
+                if i.opcode == "fusion":
+                    new = "fusion"
+                elif i.opcode in SEQUENTIAL_CALLERS and kind == "global":
+                    new = "global"
+                else:
+                    new = "thread_local"
+                old = kinds.get(callee)
+                if old is None or rank[new] < rank[old]:
+                    kinds[callee] = new
+                    stack.append(callee_c)
+    return kinds
+
+
+def defines_value(opcode: str, index: Index, shape: Shape, *, param_defines: bool) -> bool:
+    """Whether an instruction defines the value at `index` of its result (InitializeInstruction-
+    ValueSets in SSA form, bitcast_defines_value=false). `param_defines`: parameters of the entry
+    and of thread-local computations define values; those of control-flow callees take their
+    caller's."""
+    op = opcode
+    if op == "parameter":
+        return param_defines
+    if op in FORWARDING:
+        return False
+    if op in ("tuple", "copy"):
+        return index == ()
+    if op == "copy-start":
+        return index in ((), (0,), (2,))
+    if op == "async-start":
+        return index in ((), (0,)) or (bool(index) and index[0] >= 2)
+    if op == "async-done":
+        return isinstance(shape, TupleShape)
+    if op in ("all-gather-start", "collective-permute-start", "send", "recv-done"):
+        return not (index and index[0] == 0)
+    return True
+
+
+def may_use(user: Instruction, operand_index: Index) -> bool:
+    """HloValue's MayUseOperandValue: which operand elements an instruction reads."""
+    op = user.opcode
+    if op in ("get-tuple-element", "copy"):
+        return operand_index == ()
+    return op not in ("tuple", "domain")
+
+
+def _tuple_index(i: Instruction) -> int:
+    a = i.attr("index")
+    return int(a.raw) if a is not None else 0

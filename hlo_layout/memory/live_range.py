@@ -1,0 +1,169 @@
+"""HloLiveRange (xla/hlo/utils/hlo_live_range.cc), module scoped: the flattened schedule and every
+value's [start, end] in it, exactly as XLA's `*-live-range.txt` prints them.
+
+The schedule of a computation is its text order (a scheduled dump prints instructions in schedule
+order; for an unscheduled dump this is an estimate, and the analysis says so).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from hlo_layout.memory.alias import AliasAnalysis
+from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
+from hlo_layout.syntax.tree import Computation, Instruction
+
+
+@dataclass(slots=True)
+class TimeBound:
+    start: int
+    end: int
+    #: (computation, instruction, index) of the position that ends the range (GetLastPosition).
+    end_position: tuple
+
+
+class LiveRange:
+    """FlattenSchedule + CalculateBufferStartEndMap + NormalizeAliasedBuffers."""
+
+    def __init__(self, dataflow: DataflowAnalysis, alias: AliasAnalysis) -> None:
+        self.dataflow = dataflow
+        self.alias = alias
+        self.sequence: list[tuple[Computation, Instruction]] = []
+        self.time: dict[int, int] = {}  # id(instruction) -> time
+        self.spans: dict[str, tuple[int, int]] = {}
+        self.async_context: dict[str, Instruction] = {}
+        self._flatten(dataflow.entry, None)
+        self.end_time = len(self.sequence)
+        self.ranges: dict[int, TimeBound] = {}
+        self._start_end()
+        self._normalize()
+
+    def _flatten(self, c: Computation, async_start: Instruction | None) -> None:
+        if c.name in self.spans:
+            return
+        if async_start is not None:
+            self.async_context[c.name] = async_start
+        module = self.dataflow.module
+        start = len(self.sequence)
+        self.spans[c.name] = (start, start)  # guards recursion
+        for i in c.instructions:
+            op = i.opcode
+            if op in ("call", "conditional", "async-start"):
+                for name in i.called_computations:
+                    callee = module.computation(name)
+                    if callee is not None:
+                        self._flatten(callee, i if op == "async-start" else async_start)
+            elif op == "while":
+                names = {a.key: a.raw.removeprefix("%") for a in i.attributes}
+                for key in ("condition", "body"):
+                    callee = module.computation(names.get(key, ""))
+                    if callee is not None:
+                        self._flatten(callee, async_start)
+            self.time[id(i)] = len(self.sequence)
+            self.sequence.append((c, i))
+        self.spans[c.name] = (start, len(self.sequence))
+
+    def _async_done_time(self, start: Instruction) -> int | None:
+        """Time of the async-done ending the chain that `start` begins."""
+        users = self._users()
+        cur = start
+        for _ in range(64):
+            nxt = [u for u in users.get(cur.name, ()) if u.opcode in ("async-update", "async-done")]
+            if not nxt:
+                return None
+            cur = nxt[0]
+            if cur.opcode == "async-done":
+                return self.time.get(id(cur))
+        return None
+
+    def _users(self) -> dict[str, list[Instruction]]:
+        cached = getattr(self, "_user_map", None)
+        if cached is None:
+            cached = {}
+            for _c, i in self.sequence:
+                for o in i.operands:
+                    cached.setdefault(o.name, []).append(i)
+            self._user_map = cached
+        return cached
+
+    def _start_end(self) -> None:
+        df = self.dataflow
+        module = df.module
+        time = self.time
+        spans = self.spans
+        entry = df.entry
+        donated = self.alias.is_donated
+        roots = {c.name: c.root for c in module.computations}
+        while_body_param: dict[int, Instruction] = {}
+        for _c, i in self.sequence:
+            if i.opcode == "while":
+                names = {a.key: a.raw.removeprefix("%") for a in i.attributes}
+                body = module.computation(names.get("body", ""))
+                if body is not None and body.parameter_instructions:
+                    while_body_param[id(i)] = body.parameter_instructions[0]
+        for v in df.values:
+            i = v.instruction
+            t = time.get(id(i))
+            if t is None or v.computation.name not in spans:
+                continue
+            c = v.computation
+            span = spans[c.name]
+            is_root = roots.get(c.name) is i
+            start = span[0] if i.opcode == "parameter" else t
+            definition_end = span[1] if is_root else t
+            ctx = self.async_context.get(c.name)
+            if ctx is not None:
+                done = self._async_done_time(ctx)
+                if done is not None:
+                    definition_end = max(definition_end, done)
+            end = definition_end
+            end_position = v.positions[0] if v.positions else (c, i, v.index)
+            for pos in v.positions[1:]:
+                pc, pi, _ = pos
+                if roots.get(pc.name) is pi:
+                    if pc.name not in spans:
+                        continue
+                    pt = spans[pc.name][1]
+                else:
+                    got = time.get(id(pi))
+                    if got is None:
+                        continue
+                    pt = got
+                if pt > end:
+                    end = pt
+                    end_position = pos
+            if (
+                i.opcode == "parameter"
+                and c is entry
+                and not donated(i.parameter_number or 0, v.index)
+            ):
+                end = self.end_time
+            else:
+                last_use = -1
+                for _, user, _, _ in v.uses:
+                    if user.opcode == "call":
+                        continue
+                    if user.opcode == "while":
+                        param = while_body_param.get(id(user))
+                        if param is not None:
+                            user = param
+                    ut = time.get(id(user))
+                    if ut is not None and ut > last_use:
+                        last_use = ut
+                end = max(end, last_use)
+            self.ranges[v.id] = TimeBound(start, end, end_position)
+
+    def _normalize(self) -> None:
+        ranges = self.ranges
+        for buffer in self.alias.buffers:
+            members = [(ranges[v.id], v.id) for v in buffer if v.id in ranges]
+            if len(members) < 2:
+                continue
+            members.sort(key=lambda m: (m[0].start, m[0].end, m[1]))
+            for (r1, _), (r2, _) in itertools.pairwise(members):
+                r2.end = max(r1.end, r2.end)
+                r1.end = min(r1.end, r2.start)
+
+    def range_of(self, v: HloValue) -> TimeBound | None:
+        return self.ranges.get(v.id)

@@ -1,0 +1,50 @@
+"""Oracle readers for the memory tests: XLA's live-range and buffer-assignment files."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hlo_layout.layout.buffer_assignment import read_buffer_assignment
+from hlo_layout.memory import MemoryAnalysis, analyze_memory
+from hlo_layout.syntax import parse_file
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "tests" / "data"
+CORPUS = DATA / "corpus"
+GENERATED = DATA / "memory" / "cpu-gen"
+_RANGE = re.compile(r"^\s+(\S+\{[\d,]*\}):(\d+)-(\d+)$")
+
+
+def dump_of(oracle: Path, suffix: str) -> Path:
+    return oracle.with_name(oracle.name.replace(suffix, ".txt"))
+
+
+def live_ranges(path: Path) -> list[tuple[str, int, int]]:
+    """`name{index}:start-end` rows of the BufferLiveRange section of `*-live-range.txt`."""
+    rows = []
+    section = False
+    for line in path.read_text().splitlines():
+        if line.strip() == "BufferLiveRange:":
+            section = True
+            continue
+        if section:
+            m = _RANGE.match(line)
+            if m is None:
+                break
+            rows.append((m.group(1), int(m.group(2)), int(m.group(3))))
+    return rows
+
+
+def compiler_temps(path: Path) -> dict[int, int]:
+    """Preallocated-temp bytes per color of a compiler's buffer assignment."""
+    out: dict[int, int] = {}
+    for a in read_buffer_assignment(path).allocations:
+        if a.is_preallocated_temp:
+            out[a.color] = out.get(a.color, 0) + a.size
+    return out
+
+
+def analyze(path: Path, **kwargs: object) -> MemoryAnalysis:
+    """Our analysis of a dump, WITHOUT the compiler's buffer assignment."""
+    return analyze_memory(parse_file(path), file=str(path), **kwargs)  # type: ignore[arg-type]

@@ -1,0 +1,122 @@
+"""`hlo-layout memory`: JSON contract, options and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from hlo_layout.cli import app
+from tests.memory.helpers import CORPUS, GENERATED
+
+CPU = CORPUS / "jax-cpu" / "module_0060.jit_f.cpu_after_optimizations.txt"
+runner = CliRunner()
+
+MODULE_KEYS = {
+    "module", "file", "backend", "scheduled", "notes", "peak_bytes", "static_bytes", "spaces",
+    "values", "live_at_peak", "timeline", "by_op_name", "compiler",
+}  # fmt: skip
+SPACE_KEYS = {
+    "memory_space", "name", "static_bytes", "temp_allocation_bytes", "peak_live_bytes",
+    "peak_step", "peak_instruction", "estimate",
+}  # fmt: skip
+VALUE_KEYS = {"name", "index", "start", "end", "bytes", "memory_space", "allocation"}
+LIVE_KEYS = {
+    "name", "index", "shape", "bytes", "logical_bytes", "padding_bytes", "memory_space",
+    "allocation", "start", "end", "op_name", "source",
+}  # fmt: skip
+
+
+def _json(*args: str) -> dict:
+    result = runner.invoke(app, ["memory", *args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_json_contract_and_xla_peak_moment() -> None:
+    doc = _json(str(CPU))
+    assert doc["schema_version"] == 1
+    (m,) = doc["modules"]
+    assert set(m) == MODULE_KEYS
+    assert m["backend"] == "cpu" and m["scheduled"] is True
+    (space,) = m["spaces"]
+    assert set(space) == SPACE_KEYS
+    assert all(set(v) == VALUE_KEYS for v in m["values"])
+    assert all(set(b) == LIVE_KEYS for b in m["live_at_peak"])
+    # XLA's live-range file: "Live ranges at 6 (peak)", cumulative 293572 bytes.
+    assert space["peak_step"] == 6 and space["peak_live_bytes"] == 293572
+    assert sum(b["bytes"] for b in m["live_at_peak"]) == 293572
+    assert [b["name"] for b in m["live_at_peak"]][:2] == [
+        "reverse_concatenate_fusion",
+        "ynn_fusion.1",
+    ]
+    assert m["live_at_peak"][0]["op_name"] == "jit(f)/concatenate"
+    assert m["live_at_peak"][0]["source"] == "gen_dumps.py:86"
+    assert m["by_op_name"][0] == {"op_name": "jit(f)/concatenate", "bytes": 165888, "values": 1}
+    (tl,) = m["timeline"]
+    assert tl["length"] == len(tl["live_bytes"]) and max(tl["live_bytes"]) == 293572
+    assert m["compiler"] is not None  # the buffer assignment is beside the dump
+    assert m["compiler"]["temp_allocation_bytes"] == {"0": space["temp_allocation_bytes"]}
+
+
+def test_top_at_and_space() -> None:
+    (m,) = _json(str(CPU), "--top", "2", "--at", "ynn_fusion.1", "--space", "device")["modules"]
+    assert len(m["live_at_peak"]) == 2
+    assert m["at"]["step"] == 5 and m["at"]["instruction"] == "ynn_fusion.1"
+    assert {b["name"] for b in m["at"]["live"]} == {"ynn_fusion.1", "conv_general_dilated.2"}
+
+
+def test_text_view_shows_peak_chart_and_notes() -> None:
+    result = runner.invoke(app, ["memory", str(CPU)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "peak 287.2KiB" in out and "▲" in out and "reverse_concatenate_fusion" in out
+    assert "static part only" in out
+
+
+def test_timeline_is_pooled_with_the_peak_kept() -> None:
+    from hlo_layout.memory import analysis
+
+    (dump,) = GENERATED.glob("module_*.jit_scan.cpu_after_optimizations.txt")
+    old = analysis.TIMELINE_POINTS
+    analysis.TIMELINE_POINTS = 3
+    try:
+        (m,) = _json(str(dump))["modules"]
+    finally:
+        analysis.TIMELINE_POINTS = old
+    (tl,) = m["timeline"]
+    assert len(tl["live_bytes"]) <= 3 and tl["bucket"] > 1
+    assert max(tl["live_bytes"]) == m["spaces"][0]["peak_live_bytes"]
+
+
+def test_errors_have_exit_codes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert runner.invoke(app, ["memory", str(tmp_path / "missing.txt")]).exit_code == 3
+    bad = tmp_path / "bad.txt"
+    bad.write_text("HloModule m\nENTRY e {\n  ROOT %x = f32[2] bogus-op-(\n}\n")
+    assert runner.invoke(app, ["memory", str(bad)]).exit_code == 3
+    assert runner.invoke(app, ["memory", str(CPU), "--at", "nope"]).exit_code == 2
+    assert runner.invoke(app, ["memory", str(CPU), "--space", "nowhere"]).exit_code == 2
+    assert runner.invoke(app, ["memory", str(CPU), "--backend", "npu"]).exit_code == 2
+
+
+def test_unscheduled_dump_says_estimate(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    text = CPU.read_text().replace("is_scheduled=true, ", "")
+    dump = tmp_path / "unscheduled.txt"
+    dump.write_text(text)
+    (m,) = _json(str(dump), "--backend", "cpu")["modules"]
+    assert m["scheduled"] is False
+    assert any("not scheduled" in n for n in m["notes"])
+
+
+def test_inspect_leads_with_the_peak_and_check_budgets_allocations() -> None:
+    from hlo_layout.check.memory import memory_figures
+    from hlo_layout.syntax import parse_file
+
+    result = runner.invoke(app, ["inspect", str(CPU)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "peak memory 287.2KiB" in out
+    assert out.index("peak memory") < out.index("values by memory space")
+    # check's per-space figure is what XLA allocates: static + the temp allocation.
+    figures = memory_figures(parse_file(CPU))
+    assert figures["space_bytes"] == {0: 45252 + 248832}

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from hlo_layout.errors import HloLayoutError, Source, Span
+from hlo_layout.limits import LimitExceeded
 from hlo_layout.syntax.grammar import assemble_modules
 from hlo_layout.syntax.parse import check_literal, parse_shape
 from hlo_layout.syntax.shape import Shape
@@ -62,6 +63,8 @@ _COMMENT = re.compile(r"/\*.*?\*/")
 def _shape(text: str) -> Shape:
     try:
         return parse_shape(text)
+    except LimitExceeded:
+        raise  # located by parse_modules; the grammar would reject it too, only slower
     except HloLayoutError:
         raise ScanFallback from None
 

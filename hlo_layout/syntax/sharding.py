@@ -221,7 +221,7 @@ _TOKEN = re.compile(
       | (?P<punct>[{}\[\](),=])
       | (?P<int>-?\d+)
       | (?P<ident>[A-Za-z_][\w.\-]*)
-      | (?P<string>"(?:[^"\\]|\\.)*")
+      | (?P<string>"[^"\\]*(?:\\.[^"\\]*)*")
     )""",
     re.VERBOSE | re.DOTALL,
 )

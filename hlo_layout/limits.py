@@ -131,3 +131,35 @@ def parse_int(text: str, what: str = "integer") -> int:
             "(MAX_INT_DIGITS)"
         )
     return int(text)
+
+
+#: Bracket nesting the grammar is given (a literal of rank r nests r + 1 deep; shapes and
+#: attribute values a few levels): deeper text is refused before the parser stacks it.
+MAX_NESTING = 1000
+#: Text shorter than this is parsed without the nesting pre-check (its stack is small anyway).
+NESTING_CHECK_MIN_CHARS = 100_000
+
+_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{(\[]+|[})\]]+')
+
+
+def check_nesting(source: Source, start: int = 0, end: int | None = None) -> None:
+    """Raise LimitExceeded at the first bracket nested more than MAX_NESTING deep in
+    `source.text[start:end]` (strings skipped). Linear, one regex pass; no allocation per
+    bracket beyond the match objects."""
+    text = source.text
+    depth = 0
+    for m in _BRACKET.finditer(text, start, len(text) if end is None else end):
+        run = m.end() - m.start()
+        char = text[m.start()]
+        if char == '"':
+            continue
+        if char in "{([":
+            depth += run
+            if depth > MAX_NESTING:
+                at = m.end() - (depth - MAX_NESTING)
+                raise LimitExceeded(
+                    f"brackets nested more than {MAX_NESTING} deep (MAX_NESTING)",
+                    Span(at, at + 1, source),
+                )
+        else:
+            depth = max(0, depth - run)

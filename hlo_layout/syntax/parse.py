@@ -118,6 +118,8 @@ def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSynt
 
 def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0) -> Any:
     """Parse `text` (which sits at `offset` in `source`) with the full grammar and transform it."""
+    if len(text) >= limits.NESTING_CHECK_MIN_CHARS:
+        limits.check_nesting(source, offset, offset + len(text))
     try:
         tree = lark_parser().parse(text, start=start)
         return HloTransformer(source, offset).transform(tree)

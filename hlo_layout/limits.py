@@ -30,11 +30,11 @@ MAX_RANK = 1024
 MAX_TILE_LEVELS = 16
 #: Entries of one tile.
 MAX_TILE_ENTRIES = MAX_RANK
-#: Devices whose tiles are listed one by one (shardings of more devices are still described
-#: symbolically, by their tile shape and bytes per device).
-MAX_LISTED_DEVICES = 65536
-#: Devices in one device list or iota tile assignment that we materialize.
-MAX_DEVICES = 1 << 22
+#: Devices a module may declare (`num_partitions`, `maximal device=`, a tile assignment): the
+#: per-device table has one row per device. Today's largest TPU pods have under 10,000 chips.
+MAX_DEVICES = 1 << 16
+#: Device ids a `sharding --format json` document may list (each array lists its holders).
+MAX_JSON_DEVICE_IDS = 1 << 23
 #: Elements that `layout --grid` draws and CuTe/Axe views enumerate.
 MAX_GRID_ELEMENTS = 1 << 16
 

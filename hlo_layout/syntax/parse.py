@@ -275,7 +275,7 @@ def parse_shape(text: str) -> Shape:
     try:
         return _shape_cached(text)
     except limits.LimitExceeded as e:
-        if e.span is None and e.needle is None:
+        if e.span is None or e.span.source.name == "<shape>":  # the caller locates the text
             raise limits.LimitExceeded(e.message, None, text) from None
         raise
 

@@ -82,9 +82,17 @@ class _Walk:
     session: dict[Any, Any]
     maps: dict[NodeRef, set[OperandIndexing]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: The keys of `maps` by (computation, name): a visit finds its keys without a scan.
+    keys: dict[tuple[str, str], list[NodeRef]] = field(default_factory=dict)
+
+    def keys_of(self, computation: str, name: str) -> list[NodeRef]:
+        return self.keys.get((computation, name), [])
 
     def add(self, key: NodeRef, indexings: Iterable[OperandIndexing]) -> None:
-        slot = self.maps.setdefault(key, set())
+        slot = self.maps.get(key)
+        if slot is None:
+            slot = self.maps[key] = set()
+            self.keys.setdefault((key.computation, key.name), []).append(key)
         slot.update(indexings)
         if len(slot) > MAX_MAPS_PER_OPERAND:
             self.notes.append(f"{key}: more than {MAX_MAPS_PER_OPERAND} distinct maps")
@@ -176,7 +184,9 @@ def _operand_key(computation: Computation, user: Instruction, k: int) -> NodeRef
 
 def _visit_output_to_input(walk: _Walk, cluster: Cluster, instruction: Instruction) -> None:
     comp = cluster.computation
-    keys = [k for k in walk.maps if k.computation == comp.name and k.name == instruction.name]
+    keys = walk.keys_of(comp.name, instruction.name)
+    if not keys:
+        return
     for key in sorted(keys, key=lambda k: (k.element is not None, k.element or 0)):
         consumers = list(walk.maps[key])
         if instruction.opcode == "parameter" and cluster.caller is not None:
@@ -279,13 +289,11 @@ def computation_output_to_input(
         result = InstructionIndexing(tuple(slots))
     else:
         grouped = grouped_output_to_input(module, cluster, root.name, output_id, session=session)
-        slots = []
-        for p in params:
-            found: set[OperandIndexing] = set()
-            for key, value in grouped.maps.items():
-                if key.computation == computation.name and key.name == p.name:
-                    found.update(value)
-            slots.append(frozenset(found))
+        by_name: dict[str, set[OperandIndexing]] = {}
+        for key, value in grouped.maps.items():
+            if key.computation == computation.name:
+                by_name.setdefault(key.name, set()).update(value)
+        slots = [frozenset(by_name.get(p.name, ())) for p in params]
         result = InstructionIndexing(tuple(slots), grouped.notes)
     session[cache_key] = result
     return result
@@ -360,7 +368,7 @@ def computation_input_to_output(
     walk.add(NodeRef(computation.name, param.name), [_seed(param.shape, None)])
     users = _users(computation, session)
     for node in _post_order(computation, session):
-        keys = [k for k in walk.maps if k.name == node.name]
+        keys = list(walk.keys_of(computation.name, node.name))
         for key in keys:
             current = list(walk.maps[key])
             for user in users.get(node.name, ()):

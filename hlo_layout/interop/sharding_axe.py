@@ -24,13 +24,17 @@ nothing is padded.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import overload
 
+from hlo_layout import limits
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.interop.axe import MEMORY, AxeLayout, Iter
 from hlo_layout.interop.cute import cute_layout, flatten, is_tuple
 from hlo_layout.interop.errors import InteropError
 from hlo_layout.layout.size import array_bytes
+from hlo_layout.limits import LimitExceeded
 from hlo_layout.syntax.parse import parse_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.sharding import (
@@ -146,13 +150,21 @@ class ShardedArray:
     sharding: Sharding
     shard_shape: ArrayShape
     tile_dims: tuple[int, ...]
-    shards: tuple[DeviceShard, ...]
+    shards: Sequence[DeviceShard]
     axe: AxeLayout | None = None
     device_table: tuple[int, ...] = ()
     note: str | None = None
 
     @property
     def devices(self) -> tuple[int, ...]:
+        """The devices holding a piece, ascending."""
+        return tuple(self.device_ids)
+
+    @property
+    def device_ids(self) -> Sequence[int]:
+        """`devices` without materializing them when every device holds the value (a range)."""
+        if isinstance(self.shards, AllDevices):
+            return range(self.shards.n)
         return tuple(sorted({s.device for s in self.shards}))
 
     @property
@@ -237,9 +249,44 @@ def memory_axe(shape: ArrayShape) -> AxeLayout:
     return AxeLayout(padded, tuple(it for dim in memory for it in dim))
 
 
-def _all_devices(n: int, extent: tuple[int, ...]) -> tuple[DeviceShard, ...]:
-    zeros = (0,) * len(extent)
-    return tuple(DeviceShard(d, zeros, zeros, extent, d) for d in range(n))
+class AllDevices(Sequence[DeviceShard]):
+    """The shards of a value every one of `n` devices holds whole, made on demand: a module
+    declaring many devices costs per device only where a report lists them."""
+
+    __slots__ = ("extent", "n")
+
+    def __init__(self, n: int, extent: tuple[int, ...]) -> None:
+        self.n = n
+        self.extent = extent
+
+    def __len__(self) -> int:
+        return self.n
+
+    @overload
+    def __getitem__(self, i: int) -> DeviceShard: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[DeviceShard]: ...
+    def __getitem__(self, i: int | slice) -> DeviceShard | Sequence[DeviceShard]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.n))]
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        zeros = (0,) * len(self.extent)
+        return DeviceShard(i, zeros, zeros, self.extent, i)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, AllDevices):
+            return (self.n, self.extent) == (other.n, other.extent)
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __hash__(self) -> int:
+        return hash((self.n, self.extent))
+
+
+def _all_devices(n: int, extent: tuple[int, ...]) -> Sequence[DeviceShard]:
+    return AllDevices(n, extent)
 
 
 def shard_array(
@@ -282,7 +329,7 @@ def shard_array(
     if sharding.kind == TILED:
         return _tiled(shape, sharding, shard, tiles, memory, padded, note, index)
     kind = sharding.kind
-    shards: tuple[DeviceShard, ...]
+    shards: Sequence[DeviceShard]
     axe: AxeLayout | None = None
     d_iters = [it for dim in memory or () for it in dim]
     if kind == MAXIMAL:
@@ -444,13 +491,22 @@ def is_partitioned(module: Module) -> bool:
 
 
 def num_partitions(module: Module) -> int | None:
+    """The header's `num_partitions=`; over `limits.MAX_DEVICES` is an input error (the report
+    has a row per device)."""
     attr = module.attr("num_partitions")
     if attr is None:
         return None
-    try:
-        return int(attr.raw)
-    except ValueError:
+    raw = attr.raw.strip()
+    if not raw.isdigit():
         return None
+    if len(raw) > 20 or int(raw) > limits.MAX_DEVICES:
+        shown = raw if len(raw) <= 24 else raw[:24] + "…"
+        raise LimitExceeded(
+            f"num_partitions={shown} is over the limit of {limits.MAX_DEVICES} devices "
+            "(MAX_DEVICES)",
+            attr.span,
+        )
+    return int(raw)
 
 
 def entry_parameter_layouts(module: Module) -> dict[int, Shape]:
@@ -543,15 +599,24 @@ def module_sharding(
     )
     arguments = [replicated] * n
     annotated = [0] * n
+    everywhere_arguments = everywhere_annotated = 0  # added to every device at the end
     for v in values:
         is_argument = v.computation == entry_name and v.opcode == "parameter"
         for a in v.arrays:
             size = a.shard_physical_bytes or 0
-            for d in a.devices:
+            if isinstance(a.shards, AllDevices) and a.shards.n == n:
+                everywhere_annotated += size
+                if is_argument:
+                    everywhere_arguments += size
+                continue
+            for d in a.device_ids:
                 if 0 <= d < n:
                     annotated[d] += size
                     if is_argument:
                         arguments[d] += size
+    if everywhere_arguments or everywhere_annotated:
+        arguments = [b + everywhere_arguments for b in arguments]
+        annotated = [b + everywhere_annotated for b in annotated]
     devices = tuple(DeviceMemory(d, arguments[d], annotated[d]) for d in range(n))
     if instruction is not None:
         values = [v for v in values if v.instruction == instruction.removeprefix("%")]
@@ -578,6 +643,7 @@ def _highest_device(s: Sharding) -> int:
 __all__ = [
     "DEVICE",
     "TILE",
+    "AllDevices",
     "DeviceMemory",
     "DeviceShard",
     "ModuleSharding",

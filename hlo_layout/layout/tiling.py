@@ -23,6 +23,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from hlo_layout import limits
 from hlo_layout.layout.errors import LayoutError
 from hlo_layout.syntax.shape import COMBINE, UNBOUNDED, ArrayShape, Tile
 
@@ -66,6 +67,9 @@ def _tile_dims(tile: TileLike) -> tuple[int, ...]:
 
 @functools.lru_cache(maxsize=4096)
 def _steps(dims: tuple[int, ...], tiles: tuple[tuple[int, ...], ...]) -> tuple[TileStep, ...]:
+    problem = limits.array_problem(dims, tiles)
+    if problem is not None:  # a shape built in code, not parsed: the parser checks the same
+        raise LayoutError(problem)
     steps: list[TileStep] = []
     current = dims
     for tile in tiles:

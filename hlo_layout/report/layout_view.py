@@ -29,7 +29,7 @@ def render_grid(grid: Grid, max_width: int | None = None) -> Text:
     """Each cell is its offset in the buffer; a new background (and a `│`/`─` rule) starts each
     first-level tile; padding cells are dimmed and marked `·`. Columns that do not fit in
     `max_width` characters are cropped (and the footnote says so)."""
-    width = max(len(str(c.offset)) for row in grid.cells for c in row) + 1
+    width = max((len(str(c.offset)) for row in grid.cells for c in row), default=1) + 1
     shown = grid.columns
     if max_width is not None:
         shown = max(1, min(grid.columns, (max_width + 1) // (width + 1)))

@@ -6,9 +6,11 @@ turns it into the JSON document the command prints.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hlo_layout import limits
 from hlo_layout.interop.cute import cute_layout
 from hlo_layout.interop.errors import InteropError
 from hlo_layout.interop.sharding_axe import DeviceShard, ShardedArray, module_sharding
@@ -31,12 +33,12 @@ class ArrayRow:
     shard_shape: str
     shard_logical_bytes: int | None
     shard_physical_bytes: int | None
-    devices: tuple[int, ...]
+    devices: Sequence[int]
     axe: dict[str, Any] | None
     cute: str | None
     device_table: tuple[int, ...]
     note: str | None
-    shards: tuple[DeviceShard, ...]  # kept for the --instruction view and JSON
+    shards: Sequence[DeviceShard]  # kept for the --instruction view and JSON
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +86,11 @@ def _array_row(a: ShardedArray) -> ArrayRow:
         sharding=str(a.sharding),
         kind=a.sharding.kind,
         tile_dims=a.tile_dims,
-        replication=a.sharding.replication if a.sharding.kind == "tiled" else len(a.devices),
+        replication=a.sharding.replication if a.sharding.kind == "tiled" else len(a.device_ids),
         shard_shape=print_shape(a.shard_shape, default_layout=True),
         shard_logical_bytes=a.shard_logical_bytes,
         shard_physical_bytes=a.shard_physical_bytes,
-        devices=a.devices,
+        devices=a.device_ids,
         axe=a.axe.to_json() if a.axe is not None else None,
         cute=cute,
         device_table=a.device_table,
@@ -184,7 +186,18 @@ def _array_json(a: ArrayRow, detail: bool) -> dict[str, Any]:
 
 def sharding_json(reports: list[ShardingReport]) -> dict[str, Any]:
     """`{"schema_version", "modules": [{"module", "file", "num_devices", "partitioned",
-    "values": [...], "devices": [...], "unannotated_parameters"}]}`; see the README."""
+    "values": [...], "devices": [...], "unannotated_parameters"}]}`; see the README.
+
+    Every array lists its devices, so a module declaring many devices and many replicated values
+    asks for a document of values × devices ids: over `limits.MAX_JSON_DEVICE_IDS` that is an
+    input error (exit 3) raised before anything is built."""
+    listed = sum(len(a.devices) for r in reports for v in r.values for a in v.arrays)
+    if listed > limits.MAX_JSON_DEVICE_IDS:
+        raise limits.LimitExceeded(
+            f"the JSON would list {listed:,} device ids (arrays × the devices holding each), over "
+            f"the limit of {limits.MAX_JSON_DEVICE_IDS:,} (MAX_JSON_DEVICE_IDS); the text view "
+            "and --instruction show the same figures"
+        )
     return {
         "schema_version": SCHEMA_VERSION,
         "modules": [

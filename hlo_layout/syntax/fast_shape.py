@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from hlo_layout.limits import LimitExceeded
 from hlo_layout.syntax.grammar import make_array_shape
 from hlo_layout.syntax.shape import COMBINE, UNBOUNDED, Shape, SplitConfig, Tile, TupleShape
 
@@ -99,6 +100,8 @@ def _array(text: str, pos: int) -> tuple[Shape, int] | None:
         layout = (minor_to_major, props, m.start(), m.end())
     try:
         return make_array_shape(element_type + "[", _dims(dims), layout), m.end()
+    except LimitExceeded:  # too big to build: the grammar would only spend longer saying so
+        raise
     except Exception:  # invalid: the grammar path reports it with its position
         return None
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
 
+from hlo_layout import limits
 from hlo_layout.errors import HloSemanticError, Source, Span
 from hlo_layout.syntax import values as V
 from hlo_layout.syntax.shape import (
@@ -145,6 +146,10 @@ def make_array_shape(
     if element_type == "opaque":
         return OpaqueShape()
     sizes = tuple(d for d, _ in dims)
+    tiles = [t.dims for k, v in (layout[1] if layout else ()) if k == "tiles" for t in v]
+    problem = limits.array_problem(sizes, tiles)
+    if problem is not None:
+        raise limits.LimitExceeded(problem)
     dynamic = tuple(dyn for _, dyn in dims)
     if not any(dynamic):
         dynamic = ()
@@ -309,6 +314,8 @@ class HloTransformer(Transformer):
             raise HloSemanticError(
                 bad.message, Span(bad.start + self.offset, bad.end + self.offset, self.source)
             ) from None
+        except limits.LimitExceeded as e:
+            raise limits.LimitExceeded(e.message, self._span(meta)) from None
 
     def static_dim(self, size: Token) -> tuple[int, bool]:
         value = int(size)

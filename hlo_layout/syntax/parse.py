@@ -27,6 +27,7 @@ from lark.exceptions import (
     VisitError,
 )
 
+from hlo_layout import limits
 from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError, Source, Span
 from hlo_layout.syntax.grammar import HloTransformer, lark_parser
 from hlo_layout.syntax.shape import Shape
@@ -119,6 +120,8 @@ def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSynt
 
 def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0) -> Any:
     """Parse `text` (which sits at `offset` in `source`) with the full grammar and transform it."""
+    if len(text) >= limits.NESTING_CHECK_MIN_CHARS:
+        limits.check_nesting(source, offset, offset + len(text))
     try:
         tree = lark_parser().parse(text, start=start)
         return HloTransformer(source, offset).transform(tree)
@@ -127,6 +130,8 @@ def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0)
     except VisitError as e:
         if isinstance(e.orig_exc, HloLayoutError):
             raise e.orig_exc from None
+        if limits.is_int_digits_error(e.orig_exc):
+            raise limits.long_integer_error(source, offset, offset + len(text)) from None
         raise
     except RecursionError:
         raise HloSyntaxError(
@@ -168,18 +173,25 @@ def parse_modules(
 
     source = Source(text, name, first_line)
     modules: tuple[Module, ...] | None = None
-    with _gc_paused():
-        if engine != "lark":
-            try:
-                modules = scan_modules(source)
-            except ScanFallback:
-                if engine == "scan":
-                    raise
-        if modules is None:
-            modules = lark_parse(text, source)
-    if verify:
-        for module in modules:
-            check(module)
+    try:
+        with _gc_paused():
+            if engine != "lark":
+                try:
+                    modules = scan_modules(source)
+                except ScanFallback:
+                    if engine == "scan":
+                        raise
+            if modules is None:
+                modules = lark_parse(text, source)
+        if verify:
+            for module in modules:
+                check(module)
+    except limits.LimitExceeded as e:
+        raise e.located(source) from None
+    except ValueError as e:  # Python's int-string limit, from any int() over the text
+        if limits.is_int_digits_error(e):
+            raise limits.long_integer_error(source) from None
+        raise
     return modules
 
 
@@ -272,7 +284,13 @@ def _shape_cached(text: str) -> Shape:
 def parse_shape(text: str) -> Shape:
     """A shape string as XLA prints it: `bf16[8,128]{1,0:T(8,128)(2,1)}`, `(f32[], s32[2])`, also
     with the `<...>` layout notation. Memoized by exact text."""
-    return _shape_cached(text.strip())
+    text = text.strip()
+    try:
+        return _shape_cached(text)
+    except limits.LimitExceeded as e:
+        if e.span is None or e.span.source.name == "<shape>":  # the caller locates the text
+            raise limits.LimitExceeded(e.message, None, text) from None
+        raise
 
 
 @functools.lru_cache(maxsize=65536)

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from hlo_layout.errors import HloLayoutError, Source, Span
+from hlo_layout.limits import LimitExceeded
 from hlo_layout.syntax.grammar import assemble_modules
 from hlo_layout.syntax.parse import check_literal, parse_shape
 from hlo_layout.syntax.shape import Shape
@@ -45,7 +46,7 @@ _OPCODE = re.compile(r"[ \t]+(" + _NAME[2:] + r")\(")
 _OPERAND = re.compile(r"[ \t]*(" + _NAME + r")(?:#([0-9]+))?[ \t]*")
 _PAREN = re.compile(r"[()]")
 # Tokens of an attribute tail: strings, brackets, commas, and runs of anything else.
-_TAIL_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}()\[\],]|[^"{}()\[\],]+')
+_TAIL_TOKEN = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[{}()\[\],]|[^"{}()\[\],]+')
 _ATTR_KEY = re.compile(r"[ \t]*(" + _NAME + r")[ \t]*=")
 _COMP_HEAD = re.compile(
     r"[ \t]*(ENTRY[ \t]+)?(" + _NAME + r")[ \t]*(\(.*\)[ \t]*->.*?)?[ \t]*\{[ \t]*$"
@@ -53,7 +54,7 @@ _COMP_HEAD = re.compile(
 _SIGNATURE = re.compile(r"\((.*)\)[ \t]*->[ \t]*(.*?)[ \t]*$")
 _PARAM = re.compile(r"[ \t]*(" + _NAME + r")[ \t]*:[ \t]*(.*?)[ \t]*$")
 _MODULE_HEAD = re.compile(r"[ \t]*HloModule[ \t]+(" + _NAME + r")[ \t]*")
-_SECTION_ROW = re.compile(r'[ \t]*(-?[0-9]+)[ \t]+("(?:[^"\\]|\\.)*"|\{[^{}]*\})[ \t]*$')
+_SECTION_ROW = re.compile(r'[ \t]*(-?[0-9]+)[ \t]+("[^"\\]*(?:\\.[^"\\]*)*"|\{[^{}]*\})[ \t]*$')
 _SECTIONS = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFrames"})
 _CLOSERS = {"}": "{", ")": "(", "]": "["}
 _COMMENT = re.compile(r"/\*.*?\*/")
@@ -62,6 +63,8 @@ _COMMENT = re.compile(r"/\*.*?\*/")
 def _shape(text: str) -> Shape:
     try:
         return parse_shape(text)
+    except LimitExceeded:
+        raise  # located by parse_modules; the grammar would reject it too, only slower
     except HloLayoutError:
         raise ScanFallback from None
 

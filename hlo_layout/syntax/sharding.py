@@ -27,6 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from hlo_layout import limits
 from hlo_layout.errors import HloSemanticError, Span
 from hlo_layout.syntax.tree import Instruction
 
@@ -95,6 +96,13 @@ class TileAssignment:
             raise HloSemanticError(
                 f"tile assignment {list(self.dims)} needs {n} devices, the list has "
                 f"{len(self.devices)}"
+            )
+        elif max(self.devices) >= limits.MAX_DEVICES or min(self.devices) < 0:
+            bad = (
+                max(self.devices) if max(self.devices) >= limits.MAX_DEVICES else min(self.devices)
+            )
+            raise HloSemanticError(
+                f"device {bad} is outside 0..{limits.MAX_DEVICES - 1} (MAX_DEVICES)"
             )
 
     @property
@@ -221,7 +229,7 @@ _TOKEN = re.compile(
       | (?P<punct>[{}\[\](),=])
       | (?P<int>-?\d+)
       | (?P<ident>[A-Za-z_][\w.\-]*)
-      | (?P<string>"(?:[^"\\]|\\.)*")
+      | (?P<string>"[^"\\]*(?:\\.[^"\\]*)*")
     )""",
     re.VERBOSE | re.DOTALL,
 )
@@ -270,6 +278,8 @@ class _Reader:
         kind, value = self.next()
         if kind != "int":
             raise _Unreadable(f"expected an integer, got '{value or 'end of text'}'")
+        if len(value) > 20:  # XLA reads int64; far past any device count we could list
+            raise self.error(f"integer {value[:24]}… of {len(value)} digits does not fit in int64")
         return int(value)
 
     def int_list(self, close: str) -> tuple[int, ...]:
@@ -302,6 +312,16 @@ class _Reader:
 def _tile_assignment(r: _Reader) -> TileAssignment:
     r.expect("[")
     dims = r.int_list("]")
+    if len(dims) > limits.MAX_RANK:
+        raise HloSemanticError(
+            f"{len(dims)} tile assignment dimensions (limit {limits.MAX_RANK}, MAX_RANK)"
+        )
+    declared = math.prod(d for d in dims if d > 0)
+    if declared > limits.MAX_DEVICES:
+        raise HloSemanticError(
+            f"the tile assignment {list(dims)} declares {declared} devices, over the limit of "
+            f"{limits.MAX_DEVICES} (MAX_DEVICES)"
+        )
     if r.peek()[0] == "le":
         r.next()
         r.expect("[")
@@ -354,6 +374,11 @@ def _single(r: _Reader) -> Sharding:
             r.expect("=")
             if word == "device":
                 device = r.int()
+                if device >= limits.MAX_DEVICES:
+                    raise r.error(
+                        f"device {device} is over the limit of {limits.MAX_DEVICES} devices "
+                        "(MAX_DEVICES)"
+                    )
             elif word == "devices":
                 try:
                     assignment = _tile_assignment(r)

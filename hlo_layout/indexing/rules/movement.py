@@ -33,9 +33,22 @@ def _check_permutation(dims: tuple[int, ...], rank: int) -> None:
 
 def _broadcast_dims(ctx: OpContext) -> tuple[int, ...]:
     # A scalar broadcast may leave `dimensions` out (XLA's print_indexing test does).
-    dims = ctx.ints("dimensions", () if ctx.operand_shape(0).rank == 0 else None)
-    if len(dims) != ctx.operand_shape(0).rank:
+    operand = ctx.operand_shape(0)
+    out = ctx.output_shape()
+    dims = ctx.ints("dimensions", () if operand.rank == 0 else None)
+    if len(dims) != operand.rank:
         raise Unsupported("dimensions= does not match the operand rank")
+    # XLA's ShapeVerifier::HandleBroadcast: each operand dim lands on an output dim of its size.
+    for i, d in enumerate(dims):
+        if not 0 <= d < out.rank:
+            raise Unsupported(f"dimensions= names output dimension {d} of a rank-{out.rank} result")
+        if operand.dims[i] != out.dims[d]:
+            raise Unsupported(
+                f"operand dimension {i} has size {operand.dims[i]} but output dimension {d} "
+                f"has size {out.dims[d]}"
+            )
+    if len(set(dims)) != len(dims):
+        raise Unsupported("dimensions= names an output dimension twice")
     return dims
 
 
@@ -100,8 +113,21 @@ def reverse_indexing(ctx: OpContext, _: int) -> InstructionIndexing:
 def _slice(ctx: OpContext) -> tuple[ArrayShape, list[tuple[int, int]]]:
     out = ctx.output_shape()
     ranges = slice_ranges(ctx.require("slice"))
-    if len(ranges) != out.rank or any(r.stride <= 0 for r in ranges):
+    if len(ranges) != out.rank:
         raise Unsupported("slice= does not match the result rank")
+    operand = ctx.operand_shape(0)
+    for i, r in enumerate(ranges):  # XLA's ShapeInference::InferSliceShape
+        if r.stride <= 0:
+            raise Unsupported(f"slice= has stride {r.stride} in dimension {i}; strides are >= 1")
+        if not 0 <= r.start <= r.limit or (i < operand.rank and r.limit > operand.dims[i]):
+            raise Unsupported(
+                f"slice= range [{r.start}:{r.limit}] in dimension {i} is outside the operand"
+            )
+        if out.dims[i] != -(-(r.limit - r.start) // r.stride):
+            raise Unsupported(
+                f"slice= gives {-(-(r.limit - r.start) // r.stride)} elements in dimension {i}, "
+                f"the result has {out.dims[i]}"
+            )
     return out, [(r.start, r.stride) for r in ranges]
 
 
@@ -263,9 +289,20 @@ def get_tuple_element_output_to_input(ctx: OpContext, output_id: int) -> Instruc
     return InstructionIndexing.of(IndexingMap.identity(out.dims))
 
 
+def _check_tuple_arity(ctx: OpContext) -> None:
+    shape = ctx.instruction.shape
+    elements = len(shape.elements) if isinstance(shape, TupleShape) else -1
+    if elements != ctx.num_operands:
+        raise Unsupported(
+            f"the tuple has {ctx.num_operands} operands but its shape has "
+            + (f"{elements} elements" if elements >= 0 else "no tuple shape")
+        )
+
+
 def tuple_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
     """Element `output_id` is operand `output_id`, read at the same index; the other operands are
     not read for it. (XLA gives unknown here; fusion roots use the same fact.)"""
+    _check_tuple_arity(ctx)
     out = ctx.output_shape(output_id)
     slots = [frozenset() for _ in range(ctx.num_operands)]
     slots[output_id] = InstructionIndexing.of(IndexingMap.identity(out.dims)).maps[0]
@@ -275,6 +312,7 @@ def tuple_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing
 def tuple_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
     """Operand k is element k, read at the same index (XLA puts this one map in slot 0; here it
     sits in slot `input_id`, the element it reaches)."""
+    _check_tuple_arity(ctx)
     operand = ctx.operand_shape(input_id)
     slots = [frozenset() for _ in range(ctx.num_outputs)]
     slots[input_id] = InstructionIndexing.of(IndexingMap.identity(operand.dims)).maps[0]

@@ -1,0 +1,165 @@
+"""What an input may declare: every size and count is checked here before anything is allocated.
+
+A dump is small text that can *declare* huge things (a rank, a tile list, a device count, an
+integer of thousands of digits). The cost of reading it must follow the file, not the declaration,
+so each declared quantity we would materialize is compared with a limit below first; exceeding one
+is bad input (exit 3) with the location and the limit, never an exhausted machine or exit 4.
+
+The limits follow XLA where XLA has one (dimension sizes and element counts are int64,
+ShapeUtil::ValidateShape); the others are far above anything a compiler writes and far below
+what would hurt us.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+
+from hlo_layout.errors import HloSemanticError, Source, Span
+
+#: Digits of one integer written in the input: Python's own int ↔ string limit (4,300 by default),
+#: which would otherwise surface as an internal error. XLA's integers are int64 (≤ 20 digits).
+MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
+#: Largest dimension size and element count: XLA stores both as int64.
+MAX_DIM = 2**63 - 1
+MAX_ELEMENTS = 2**63 - 1
+#: Dimensions of one array (XLA has no fixed limit; compilers write at most a few dozen).
+MAX_RANK = 1024
+#: Tile levels in one layout (`T(8,128)(2,1)` is two; TPU layouts use at most three).
+MAX_TILE_LEVELS = 16
+#: Entries of one tile.
+MAX_TILE_ENTRIES = MAX_RANK
+#: Devices a module may declare (`num_partitions`, `maximal device=`, a tile assignment): the
+#: per-device table has one row per device. Today's largest TPU pods have under 10,000 chips.
+MAX_DEVICES = 1 << 16
+#: Device ids a `sharding --format json` document may list (each array lists its holders).
+MAX_JSON_DEVICE_IDS = 1 << 23
+#: Elements that `layout --grid` draws and CuTe/Axe views enumerate.
+MAX_GRID_ELEMENTS = 1 << 16
+
+
+class LimitExceeded(HloSemanticError):
+    """The input declares more than we can afford; the message names the limit.
+
+    `needle` is the offending text when the raiser had no span (a memoized shape parse): the
+    caller holding the source locates it with `located`.
+    """
+
+    def __init__(self, message: str, span: Span | None = None, needle: str | None = None):
+        super().__init__(message, span)
+        self.needle = needle
+
+    def located(self, source: Source, start: int = 0) -> LimitExceeded:
+        """This error with a span at the first occurrence of `needle` in `source` (if found)."""
+        if self.span is not None or not self.needle:
+            return self
+        at = source.text.find(self.needle, start)
+        if at < 0:
+            return self
+        return LimitExceeded(self.message, Span(at, at + len(self.needle), source), self.needle)
+
+
+def exceeded(
+    what: str, value: int, limit: int, name: str, span: Span | None = None
+) -> LimitExceeded:
+    """The error for `what` = `value` over `limit` (the constant `name` in this module)."""
+    shown = str(value) if value.bit_length() < 4000 else f"a {value.bit_length()}-bit number"
+    return LimitExceeded(f"{what} {shown} is over the limit of {limit} ({name})", span)
+
+
+def array_problem(dims: Sequence[int], tiles: Sequence[Sequence[int]] = ()) -> str | None:
+    """Why an array shape with these dims and tile entries exceeds a limit, or None.
+
+    Cheap: one pass over what the text already holds; called by the shape constructors.
+    """
+    if len(dims) > MAX_RANK:
+        return f"rank {len(dims)} is over the limit of {MAX_RANK} (MAX_RANK)"
+    elements = 1
+    for d in dims:
+        if d > MAX_DIM:
+            return f"dimension size {d} does not fit in int64 (MAX_DIM)"
+        if d > 0:
+            elements *= d
+    if elements > MAX_ELEMENTS:
+        return f"element count {elements} does not fit in int64 (MAX_ELEMENTS)"
+    if len(tiles) > MAX_TILE_LEVELS:
+        return f"{len(tiles)} tile levels are over the limit of {MAX_TILE_LEVELS} (MAX_TILE_LEVELS)"
+    for tile in tiles:
+        if len(tile) > MAX_TILE_ENTRIES:
+            return (
+                f"a tile of {len(tile)} entries is over the limit of {MAX_TILE_ENTRIES} "
+                "(MAX_TILE_ENTRIES)"
+            )
+        for t in tile:
+            if t > MAX_DIM:
+                return f"tile entry {t} does not fit in int64 (MAX_DIM)"
+    return None
+
+
+def is_int_digits_error(error: BaseException) -> bool:
+    """Whether `error` is Python's int ↔ string digit limit (a ValueError)."""
+    return isinstance(error, ValueError) and "integer string conversion" in str(error)
+
+
+_LONG_DIGITS = re.compile(rf"(?<![0-9])[0-9]{{{MAX_INT_DIGITS + 1},}}")
+
+
+def long_integer_error(source: Source, start: int = 0, end: int | None = None) -> LimitExceeded:
+    """The error for the first integer of more than MAX_INT_DIGITS digits in `source.text`
+    between `start` and `end` (only called once such an integer broke a conversion)."""
+    text = source.text
+    m = _LONG_DIGITS.search(text, start, len(text) if end is None else end)
+    if m is None:  # the conversion was not of input text: still an input-sized number
+        return LimitExceeded(
+            f"a number in the input has more than {MAX_INT_DIGITS} digits (MAX_INT_DIGITS)"
+        )
+    return LimitExceeded(
+        f"integer of {m.end() - m.start()} digits is over the limit of {MAX_INT_DIGITS} "
+        "digits (MAX_INT_DIGITS)",
+        Span(m.start(), m.start() + 1, source),
+    )
+
+
+def parse_int(text: str, what: str = "integer") -> int:
+    """`int(text)` for option values and other text outside a dump; raises LimitExceeded (input
+    error) instead of Python's ValueError for too many digits."""
+    digits = len(text.strip().lstrip("+-"))
+    if digits > MAX_INT_DIGITS:
+        raise LimitExceeded(
+            f"{what} of {digits} digits is over the limit of {MAX_INT_DIGITS} digits "
+            "(MAX_INT_DIGITS)"
+        )
+    return int(text)
+
+
+#: Bracket nesting the grammar is given (a literal of rank r nests r + 1 deep; shapes and
+#: attribute values a few levels): deeper text is refused before the parser stacks it.
+MAX_NESTING = 1000
+#: Text shorter than this is parsed without the nesting pre-check (its stack is small anyway).
+NESTING_CHECK_MIN_CHARS = 100_000
+
+_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{(\[]+|[})\]]+')
+
+
+def check_nesting(source: Source, start: int = 0, end: int | None = None) -> None:
+    """Raise LimitExceeded at the first bracket nested more than MAX_NESTING deep in
+    `source.text[start:end]` (strings skipped). Linear, one regex pass; no allocation per
+    bracket beyond the match objects."""
+    text = source.text
+    depth = 0
+    for m in _BRACKET.finditer(text, start, len(text) if end is None else end):
+        run = m.end() - m.start()
+        char = text[m.start()]
+        if char == '"':
+            continue
+        if char in "{([":
+            depth += run
+            if depth > MAX_NESTING:
+                at = m.end() - (depth - MAX_NESTING)
+                raise LimitExceeded(
+                    f"brackets nested more than {MAX_NESTING} deep (MAX_NESTING)",
+                    Span(at, at + 1, source),
+                )
+        else:
+            depth = max(0, depth - run)

@@ -115,11 +115,28 @@ def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSynt
     return HloSyntaxError(str(error), None)
 
 
-def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0) -> Any:
-    """Parse `text` (which sits at `offset` in `source`) with the full grammar and transform it."""
+class _ItemsTransformer(HloTransformer):
+    """The top-level items of a piece of a file, not yet grouped into modules."""
+
+    def start(self, *items: Any) -> tuple[Any, ...]:
+        if len(items) == 1 and isinstance(items[0], list):  # called without v_args inlining
+            return tuple(items[0])
+        return items
+
+
+def lark_parse(
+    text: str, source: Source, start: str = "start", offset: int = 0, *, items: bool = False
+) -> Any:
+    """Parse `text` (which sits at `offset` in `source`) with the full grammar and transform it.
+
+    With `items`, return the top-level items (headers, sections, computations, instructions)
+    instead of modules: the scanner joins them with its own.
+    """
     try:
         tree = lark_parser().parse(text, start=start)
-        return HloTransformer(source, offset).transform(tree)
+        transformer = (_ItemsTransformer if items else HloTransformer)(source, offset)
+        transformer.text = text  # raw values are cut from the parsed piece, not the whole source
+        return transformer.transform(tree)
     except UnexpectedInput as e:
         raise _convert(e, source, offset) from None
     except VisitError as e:
@@ -132,6 +149,11 @@ def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0)
         ) from None
     except LarkError as e:  # pragma: no cover - defensive: any other Lark failure is bad input
         raise HloSyntaxError(str(e), Span(offset, offset + 1, source)) from None
+
+
+def lark_items(text: str, source: Source, offset: int) -> tuple[Any, ...]:
+    """The top-level items of `text`, a piece of `source` starting at `offset`."""
+    return lark_parse(text, source, offset=offset, items=True)  # type: ignore[no-any-return]
 
 
 @contextlib.contextmanager
@@ -161,18 +183,14 @@ def parse_modules(
     "scan" (scanner only; raises instead of falling back — for tests). With `verify`, the first
     broken whole-module rule (undefined operand, duplicate name) raises HloSemanticError.
     """
-    from hlo_layout.syntax.scan import ScanFallback, scan_modules
+    from hlo_layout.syntax.scan import scan_modules
     from hlo_layout.syntax.verify import check
 
     source = Source(text, name, first_line)
     modules: tuple[Module, ...] | None = None
     with _gc_paused():
         if engine != "lark":
-            try:
-                modules = scan_modules(source)
-            except ScanFallback:
-                if engine == "scan":
-                    raise
+            modules = scan_modules(source, fallback=engine != "scan")
         if modules is None:
             modules = lark_parse(text, source)
     if verify:

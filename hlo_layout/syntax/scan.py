@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from hlo_layout.errors import HloLayoutError, Source, Span
 from hlo_layout.syntax.grammar import assemble_modules
-from hlo_layout.syntax.parse import check_literal, parse_shape
+from hlo_layout.syntax.parse import check_literal, lark_items, lark_parse, parse_shape
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import (
     Attribute,
@@ -188,36 +188,42 @@ _BARE_NAME = _NAME[2:]
 _STR = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
 _SIMPLE_VALUE = r'[^,{}()\[\]"\s]+|' + _STR + r'|\{[^{}"]*(?:' + _STR + r'[^{}"]*)*\}'
 _SIMPLE_ATTR = r",[ \t]*(?:" + _NAME + r")=(?:" + _SIMPLE_VALUE + r")"
-# The common line: array shape, flat operand list, attributes without nested brackets.
-_FAST_LINE = re.compile(
-    r"[ \t]*(ROOT[ \t]+)?%?(" + _BARE_NAME + r")[ \t]*=[ \t]*"
-    r"([a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?)"
-    r"[ \t]+(" + _BARE_NAME + r")\(([^()\[\]{}\"/]*)\)"
-    r"((?:[ \t]*" + _SIMPLE_ATTR + r")*)[ \t]*"
-)
+# A tail whose values hold no nested brackets, split by one finditer (after validation).
+_SIMPLE_TAIL = re.compile(r"(?:[ \t]*" + _SIMPLE_ATTR + r")*[ \t\f\r]*")
 _SIMPLE_ATTR_RE = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=(" + _SIMPLE_VALUE + r")")
+# The common line's head: `[ROOT] %name = shape opcode(flat operands)`; the tail stays raw.
+# Shapes: an array shape whose layout holds no braces, or a tuple nested at most three deep
+# (parse_shape, memoized, then decides whether the text really is a shape).
+_HEAD = re.compile(
+    r"[ \t]*(ROOT[ \t]+)?%?(" + _BARE_NAME + r")[ \t]*=[ \t]*"
+    r"([a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?"
+    r"|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))"
+    r"[ \t]+(" + _BARE_NAME + r")\(([^()\[\]{}\"/]*)\)"
+)
 _ONE_OPERAND = _NAME + r"(?:#[0-9]+)?"
 _FLAT_OPERANDS = re.compile(
     r"[ \t]*" + _ONE_OPERAND + r"[ \t]*(?:,[ \t]*" + _ONE_OPERAND + r"[ \t]*)*"
 )
 
 
-def _flat_operands(inner: str) -> tuple[Operand, ...]:
-    """`%a, %b#1` (already known to hold no brackets) as operands."""
-    if not inner or inner.isspace():
-        return ()
+def _flat_operands(inner: str, cache: dict[str, Operand]) -> tuple[Operand, ...]:
+    """`%a, %b#1` (already known to hold no brackets) as operands, one Operand per distinct text."""
     if _FLAT_OPERANDS.fullmatch(inner) is None:
         raise ScanFallback
     out = []
     for piece in inner.split(","):
-        name = piece.strip()
-        if name[0] == "%":
-            name = name[1:]
-        if "#" in name:
-            name, index = name.split("#")
-            out.append(Operand(name, int(index)))
-        else:
-            out.append(Operand(name))
+        op = cache.get(piece)
+        if op is None:
+            name = piece.strip(" \t")
+            if name[0] == "%":
+                name = name[1:]
+            if "#" in name:
+                name, index = name.split("#")
+                op = tuple.__new__(Operand, (name, int(index), None))
+            else:
+                op = tuple.__new__(Operand, (name, None, None))
+            cache[piece] = op
+        out.append(op)
     return tuple(out)
 
 
@@ -229,54 +235,174 @@ def _simple_attributes(source: Source, tail: str, base: int) -> tuple[Attribute,
     )
 
 
-def _fast_instruction(
-    line: str, offset: int, source: Source, split: Callable[[str, int], tuple[Attribute, ...]]
-) -> Instruction | None:
-    m = _FAST_LINE.fullmatch(line)
-    if m is None:
-        return None
-    root, name, shape_text, opcode, inner, tail = m.groups()
-    opcode = _OPCODES.setdefault(opcode, opcode)  # one string per opcode, not per instruction
-    literal = None
-    number = None
-    operands: tuple[Operand, ...] = ()
-    if opcode == "constant":
-        literal = inner.strip()
-        if not _WORD_LITERAL.fullmatch(literal):
+def _split_tail(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
+    """The attributes of a tail that `_tail_ok` accepted, split on first use; what the splitter
+    does not follow (a comment before a key, a form feed) the grammar splits."""
+    try:
+        if _SIMPLE_TAIL.fullmatch(tail) is not None:
+            return _simple_attributes(source, tail, base)
+        return _attributes(tail, 0, base, source)
+    except ScanFallback:
+        text = _PROBE + tail
+        instruction = lark_parse(text, source, start="instruction", offset=base - len(_PROBE))
+        return tuple(instruction.attributes)
+
+
+# NOTE: [tail skeletons] An attribute tail is accepted only if the grammar accepts it, but the
+# grammar is asked once per *skeleton*: the tail with every string replaced by "" and every digit
+# run by 0. Neither substitution changes a token's kind or boundaries (digits are word characters
+# everywhere, a string is one STRING token whatever it holds), so the grammar accepts the tail iff
+# it accepts the skeleton. A dump's tens of thousands of tails have a few dozen skeletons (the
+# JSON of `backend_config` differs only in strings). Shapes inside values (`f32[2]{1,0}`) are
+# parsed (memoized) and then stand for a value like a string does. Comments other than
+# `/*index=N*/` decline.
+_TAIL_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_DIGITS = re.compile(r"[0-9]+")
+_HAS_ARRAY = re.compile(r"[a-z][a-z0-9]*\[")
+_TAILS: dict[str, bool] = {}
+_PROBE = "x=f32[] x()"
+
+
+#: `/*index=5*/`-like comments, which XLA prints inside long tuples; other comments decline.
+_INLINE_COMMENT = re.compile(r'/\*[^,{}()\[\]"/]*?\*/')
+
+
+# The grammar's WORD, made maximal (as the lexer takes it; also no backtracking into a word).
+_WORD = (
+    r"[%#]?-?[A-Za-z0-9_.$](?:[A-Za-z0-9_.$+]|-(?!>))*(?![A-Za-z0-9_.$+]|-(?!>))"
+    r"(?:->[A-Za-z0-9_.$+?]+(?![A-Za-z0-9_.$+?]))?"
+)
+_WS = r"[ \t\f\r]"
+_ATOM = r"(?:" + _WORD + r'|"")'
+_FLAT_ITEMS = (r"(?:WS|,|->|ATOM(?:WS*[=:]WS*ATOM)*)*").replace("WS", _WS).replace("ATOM", _ATOM)
+#: A bracket group whose items are flat: atoms, commas, `->`, and `=`/`:` chains of atoms.
+_FLAT_GROUP = re.compile(
+    r"\{" + _FLAT_ITEMS + r"\}|\[" + _FLAT_ITEMS + r"\]|\(" + _FLAT_ITEMS + r"\)"
+)
+_TOP_TAIL = re.compile(
+    ("(?:WS*,WS*" + _WORD + "WS*=WS*ATOM)*WS*").replace("WS", _WS).replace("ATOM", _ATOM)
+)
+
+
+_IOTA_T = r"T\(WS*-?[0-9]+(?:WS*,WS*-?[0-9]+)*WS*\)".replace("WS", _WS)
+#: `[4,2]<=[2,4]T(1,0)` with flat brackets: an iota, which stands where any value stands.
+_IOTA = re.compile(
+    r"\["
+    + _FLAT_ITEMS
+    + r"\]"
+    + _WS
+    + r"*<="
+    + _WS
+    + r"*\["
+    + _FLAT_ITEMS
+    + r"\](?:"
+    + _WS
+    + r"*"
+    + _IOTA_T
+    + r")?"
+)
+
+#: `<...>` with flat items (`#sdy.mesh<"...">`): an item but not a value, as `->` is.
+_ANGLE = re.compile(r"<" + _FLAT_ITEMS + r">")
+
+
+def _regular_tail(skeleton: str) -> bool:
+    """Whether a skeleton without shapes is accepted, decided by regular expressions alone.
+
+    `/*index=N*/` comments become spaces (the grammar ignores both alike between tokens). Then,
+    innermost first, flat iotas and flat `{}`, `[]`, `()` groups become `""`: in a tail without
+    shapes each can only be a value, as a string is; a flat `<...>` becomes ` -> ` (an item that
+    is not a value). What remains must be `, key=atom` pairs.
+    """
+    if "/" in skeleton:
+        skeleton = _INLINE_COMMENT.sub(" ", skeleton)
+        if "/" in skeleton:
+            return False
+    while True:
+        reduced = skeleton
+        if "<" in skeleton:
+            reduced = _ANGLE.sub(" -> ", _IOTA.sub('""', reduced))
+        reduced = _FLAT_GROUP.sub('""', reduced)
+        if reduced == skeleton:
+            return "<" not in skeleton and _TOP_TAIL.fullmatch(skeleton) is not None
+        skeleton = reduced
+
+
+def _grammar_accepts_tail(skeleton: str) -> bool:
+    if "/" in skeleton and "/" in _INLINE_COMMENT.sub("", skeleton):
+        return False
+    if _HAS_ARRAY.search(skeleton) is None and _regular_tail(skeleton):
+        return True
+    text = _PROBE + skeleton
+    try:
+        lark_parse(text, Source(text, "<tail>"), start="instruction")
+    except HloLayoutError:
+        return False
+    return True
+
+
+# An array shape inside a value, not inside a word; its layout is taken as the grammar's
+# LAYOUT_OPEN takes it (a `{` followed by a digit or `:`).
+_VALUE_SHAPE = re.compile(
+    r"(?<![A-Za-z0-9_.$+%#\-])[a-z][a-z0-9]*\[[^\[\]]*\](?:\{(?=[0-9:])[^{}]*\})?"
+    r"(?![ \t\f\r]*[{<\[])"
+)
+
+
+def _shape_free(skeleton: str) -> str | None:
+    """`skeleton` with every array shape replaced by `""` (a shape is a value, as a string is),
+    or None when a shape does not parse or is followed by what could extend it."""
+    pieces = []
+    last = 0
+    for m in _VALUE_SHAPE.finditer(skeleton):
+        try:
+            parse_shape(m.group())
+        except HloLayoutError:
             return None
-    elif opcode == "parameter":
-        text = inner.strip()
-        if not _INT.fullmatch(text):
-            return None
-        number = int(text)
-    else:
-        operands = _flat_operands(inner)
-    attrs: Sequence[Attribute] = LazyAttributes(tail, offset + m.start(6), split) if tail else ()
-    start = len(line) - len(line.lstrip())
-    return Instruction(
-        name,
-        opcode,
-        _shape(shape_text),
-        operands,
-        attrs,
-        root is not None,
-        literal,
-        number,
-        Span(offset + start, offset + m.end(), source),
-    )
+        pieces.append(skeleton[last : m.start()])
+        pieces.append('""')
+        last = m.end()
+    pieces.append(skeleton[last:])
+    out = "".join(pieces)
+    return None if _HAS_ARRAY.search(out) else out
+
+
+def _tail_ok(tail: str) -> bool:
+    """Whether `, key=value, ...` is a tail the grammar accepts (see [tail skeletons])."""
+    skeleton = _TAIL_STRING.sub('""', tail) if '"' in tail else tail
+    if _HAS_ARRAY.search(skeleton) is not None:
+        free = _shape_free(skeleton)
+        if free is None:
+            return _grammar_accepts_tail(skeleton)
+        skeleton = free
+    skeleton = _DIGITS.sub("0", skeleton)
+    ok = _TAILS.get(skeleton)
+    if ok is None:
+        if len(_TAILS) > 100_000:  # bound the memo on adversarial input
+            _TAILS.clear()
+        ok = _TAILS[skeleton] = _grammar_accepts_tail(skeleton)
+    return ok
+
+
+def _lazy_tail(line: str, start: int, offset: int, source: Source) -> Sequence[Attribute]:
+    """The attributes after `line[start]`: () when blank, else validated and kept raw."""
+    tail = line[start:]
+    if not tail or tail.isspace():
+        if tail.strip(" \t\f\r"):
+            raise ScanFallback  # whitespace the grammar does not skip (\v, \x1c, ...)
+        return ()
+    if not _tail_ok(tail):
+        raise ScanFallback
+    return LazyAttributes(tail, offset + start, functools.partial(_split_tail, source))
 
 
 _WORD_LITERAL = re.compile(_BARE_NAME)
-_OPCODES: dict[str, str] = {}
 _INT = re.compile(r"-?[0-9]+")
 
 
-def _instruction(
-    line: str, offset: int, source: Source, split: Callable[[str, int], tuple[Attribute, ...]]
-) -> Instruction:
-    fast = _fast_instruction(line, offset, source, split)
-    if fast is not None:
-        return fast
+def _slow_instruction(line: str, offset: int, source: Source) -> Instruction:
+    """Lines the head pattern does not frame: nested tuple shapes, operands with shapes,
+    bracketed literals, `<...>` layouts."""
     head = _INSTR_HEAD.match(line)
     if head is None:
         raise ScanFallback
@@ -311,9 +437,9 @@ def _instruction(
         number = int(s)
     else:
         operands = _operands(inner)
-    attrs = _attributes(line, close + 1, offset, source)
+    attrs = _lazy_tail(line, close + 1, offset, source)
     name = head.group(2).removeprefix("%")
-    end = offset + len(line.rstrip())
+    stripped = line.rstrip(" \t\f\r")
     return Instruction(
         name,
         opcode,
@@ -323,7 +449,7 @@ def _instruction(
         head.group(1) is not None,
         literal,
         number,
-        Span(offset + len(line) - len(line.lstrip()), end, source),
+        Span(offset + len(line) - len(line.lstrip(" \t")), offset + len(stripped), source),
     )
 
 
@@ -345,79 +471,201 @@ def _signature(text: str) -> tuple[tuple[ParameterDecl, ...], Shape]:
     return tuple(params), result
 
 
-def scan_modules(source: Source) -> tuple:
-    """Frame every line of `source.text`; ScanFallback when any line is not a plain one."""
-    text = source.text
-    if "/*" in text and "*/" not in text:
-        raise ScanFallback
-    items: list[object] = []
-    split = functools.partial(_simple_attributes, source)
+#: A line that can only begin a top-level item: a computation header or a module header at
+#: column 0. Where the scanner declines, the grammar parses up to the next such line.
+_TOP_LINE = re.compile(
+    r"(?:HloModule[ \t]|(?:ENTRY[ \t]+)?%?" + _BARE_NAME + r"[ \t]*(?:\(.*)?\{[ \t\r]*$)"
+)
+_BLANK = " \t\f\r"
+
+
+class _Declined(Exception):
+    """The scanner declined the top-level item that starts at line `item` (offset `offset`)."""
+
+    def __init__(self, item: int, offset: int) -> None:
+        self.item = item
+        self.offset = offset
+
+
+def _scan_lines(
+    lines: list[str], index: int, offset: int, source: Source, items: list[object]
+) -> None:
+    """Scan `lines[index:]` (the first at `offset`) into `items`; raise _Declined where a
+    top-level item is not a plain one (items before it stay in `items`)."""
+    shapes: dict[str, Shape] = {}
+    operand_cache: dict[str, Operand] = {}
+    opcodes: dict[str, str] = {}
+    head_match = _HEAD.match
     comp_name = ""
     comp_entry = False
     comp_sig: tuple | None = None
     comp_start = 0
+    comp_line = 0
     instructions: list[Instruction] | None = None
     section: tuple[str, list[SectionEntry]] | None = None
-    offset = 0
-    for line in text.splitlines(keepends=True):
+    new = tuple.__new__
+    n = len(lines)
+    while index < n:
+        line = lines[index]
         line_offset = offset
-        offset += len(line)
-        line = line.rstrip("\r\n")
-        stripped = line.strip()
-        if not stripped or stripped.startswith("//"):
-            continue
-        if "/*" in line and "/*" in _COMMENT.sub("", line):
-            raise ScanFallback  # a comment spanning lines
+        offset += len(line) + 1
+        index += 1
         if instructions is not None:
-            if stripped.startswith("}"):
-                attrs = _attributes(line, line.index("}") + 1, line_offset, source)
-                params, result = comp_sig if comp_sig is not None else (None, None)
-                items.append(
-                    Computation(
-                        comp_name,
-                        tuple(instructions),
-                        is_entry=comp_entry,
-                        parameters=params,
-                        result_shape=result,
-                        attributes=attrs,
-                        span=Span(comp_start, line_offset + len(line), source),
+            # Inside a computation: the common line first, with as little Python as possible.
+            m = head_match(line)
+            if m is not None:
+                root, name, shape_text, opcode, inner = m.groups()
+                end = m.end()
+                try:
+                    shape = shapes.get(shape_text)
+                    if shape is None:
+                        shape = shapes[shape_text] = _shape(shape_text)
+                    opcode = opcodes.setdefault(opcode, opcode)
+                    literal = number = None
+                    operands: tuple[Operand, ...] = ()
+                    if opcode == "constant":
+                        literal = inner.strip(" \t")
+                        if not _WORD_LITERAL.fullmatch(literal):
+                            raise ScanFallback
+                    elif opcode == "parameter":
+                        text = inner.strip(" \t")
+                        if not _INT.fullmatch(text):
+                            raise ScanFallback
+                        number = int(text)
+                    elif inner:
+                        operands = _flat_operands(inner, operand_cache)
+                    attrs = _lazy_tail(line, end, line_offset, source) if end < len(line) else ()
+                except ScanFallback:
+                    raise _Declined(comp_line, comp_start) from None
+                lead = len(line) - len(line.lstrip(" \t"))
+                stop = len(line.rstrip(_BLANK))
+                instructions.append(
+                    new(
+                        Instruction,
+                        (
+                            name,
+                            opcode,
+                            shape,
+                            operands,
+                            attrs,
+                            root is not None,
+                            literal,
+                            number,
+                            Span(line_offset + lead, line_offset + stop, source),
+                        ),
                     )
                 )
-                instructions = None
                 continue
-            instructions.append(_instruction(line, line_offset, source, split))
+        stripped = line.strip(_BLANK)
+        if not stripped or stripped.startswith("//"):
             continue
-        if section is not None:
-            row = _SECTION_ROW.fullmatch(line)
-            if row is not None:
-                section[1].append(SectionEntry(int(row.group(1)), row.group(2)))
+        try:
+            if "\r" in stripped:
+                raise ScanFallback  # a CR-only line break: the grammar reads this part
+            if "/*" in line and "/*" in _COMMENT.sub("", line):
+                raise ScanFallback  # a comment spanning lines
+            if instructions is not None:
+                if stripped.startswith("}"):
+                    close = line.index("}") + 1
+                    if line[close:].strip(_BLANK):
+                        attrs_t = _attributes(line, close, line_offset, source)
+                        if not _tail_ok(line[close:]):
+                            raise ScanFallback
+                    else:
+                        attrs_t = ()
+                    params, result = comp_sig if comp_sig is not None else (None, None)
+                    items.append(
+                        Computation(
+                            comp_name,
+                            tuple(instructions),
+                            is_entry=comp_entry,
+                            parameters=params,
+                            result_shape=result,
+                            attributes=attrs_t,
+                            span=Span(comp_start, line_offset + len(line.rstrip(_BLANK)), source),
+                        )
+                    )
+                    instructions = None
+                    continue
+                instructions.append(_slow_instruction(line, line_offset, source))
                 continue
-            items.append(Section(section[0], tuple(section[1])))
-            section = None
-        if stripped in _SECTIONS:
-            section = (stripped, [])
-            continue
-        if stripped.startswith("HloModule"):
-            m = _MODULE_HEAD.match(line)
-            if m is None:
-                raise ScanFallback
-            attrs = _attributes(line, m.end(), line_offset, source)
-            span = Span(line_offset + line.index("HloModule"), line_offset + len(line), source)
-            items.append(("header", m.group(1).removeprefix("%"), attrs, span))
-            continue
-        if stripped.endswith("{"):
-            m = _COMP_HEAD.fullmatch(line)
-            if m is None:
-                raise ScanFallback
-            comp_entry = m.group(1) is not None
-            comp_name = m.group(2).removeprefix("%")
-            comp_sig = _signature(m.group(3).strip()) if m.group(3) else None
-            comp_start = line_offset + len(line) - len(line.lstrip())
-            instructions = []
-            continue
-        items.append(_instruction(line, line_offset, source, split))
+            if section is not None:
+                row = _SECTION_ROW.fullmatch(line)
+                if row is not None:
+                    section[1].append(SectionEntry(int(row.group(1)), row.group(2)))
+                    continue
+                items.append(Section(section[0], tuple(section[1])))
+                section = None
+            if stripped in _SECTIONS:
+                section = (stripped, [])
+                continue
+            if stripped.startswith("HloModule"):
+                m = _MODULE_HEAD.match(line)
+                if m is None:
+                    raise ScanFallback
+                if line[m.end() :].strip(_BLANK) and not _tail_ok(line[m.end() :]):
+                    raise ScanFallback
+                attrs_t = _attributes(line, m.end(), line_offset, source)
+                span = Span(line_offset + line.index("HloModule"), line_offset + len(line), source)
+                items.append(("header", m.group(1).removeprefix("%"), attrs_t, span))
+                continue
+            if stripped.endswith("{"):
+                m = _COMP_HEAD.fullmatch(line)
+                if m is None:
+                    raise ScanFallback
+                comp_entry = m.group(1) is not None
+                comp_name = m.group(2).removeprefix("%")
+                comp_sig = _signature(m.group(3).strip()) if m.group(3) else None
+                comp_start = line_offset + len(line) - len(line.lstrip(" \t"))
+                comp_line = index - 1
+                instructions = []
+                continue
+            items.append(_slow_instruction(line, line_offset, source))
+        except ScanFallback:
+            if instructions is not None:
+                raise _Declined(comp_line, comp_start) from None
+            if section is not None:
+                items.append(Section(section[0], tuple(section[1])))
+            raise _Declined(index - 1, line_offset) from None
     if instructions is not None:
-        raise ScanFallback  # unterminated computation: let the grammar say where
+        raise _Declined(comp_line, comp_start)  # unterminated: let the grammar say where
     if section is not None:
         items.append(Section(section[0], tuple(section[1])))
+
+
+def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
+    """Frame every line of `source.text`. Where the scanner declines a top-level item, the
+    grammar parses from that item to the next computation or module header (or, if that piece
+    alone does not parse, to the end of the file, which gives the error the whole-file parse
+    would give). Without `fallback`, raise ScanFallback instead."""
+    text = source.text
+    lines = text.split("\n")
+    items: list[object] = []
+    index = 0
+    offset = 0
+    while True:
+        try:
+            _scan_lines(lines, index, offset, source, items)
+            break
+        except _Declined as declined:
+            if not fallback:
+                raise ScanFallback from None
+            index, offset = declined.item, declined.offset
+            # The piece ends before the next top-level header line after the declined one.
+            stop = index + 1
+            stop_offset = offset + len(lines[index]) + 1
+            while stop < len(lines) and not (
+                lines[stop][:1] not in (" ", "\t") and _TOP_LINE.match(lines[stop])
+            ):
+                stop_offset += len(lines[stop]) + 1
+                stop += 1
+            if stop < len(lines):
+                try:
+                    items.extend(lark_items(text[offset:stop_offset], source, offset))
+                    index, offset = stop, stop_offset
+                    continue
+                except HloLayoutError:
+                    pass  # maybe the piece was cut wrongly: the rest of the file decides
+            items.extend(lark_items(text[offset:], source, offset))
+            break
     return assemble_modules(tuple(items), source)

@@ -12,6 +12,7 @@ every corpus file.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -194,37 +195,36 @@ _SIMPLE_ATTR_RE = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=(" + _SIMPLE_VALUE 
 # The common line's head: `[ROOT] %name = shape opcode(flat operands)`; the tail stays raw.
 # Shapes: an array shape whose layout holds no braces, or a tuple nested at most three deep
 # (parse_shape, memoized, then decides whether the text really is a shape).
-_HEAD = re.compile(
-    r"[ \t]*(ROOT[ \t]+)?%?(" + _BARE_NAME + r")[ \t]*=[ \t]*"
-    r"([a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?"
-    r"|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))"
-    r"[ \t]+(" + _BARE_NAME + r")\(([^()\[\]{}\"/]*)\)"
-)
 _ONE_OPERAND = _NAME + r"(?:#[0-9]+)?"
 _FLAT_OPERANDS = re.compile(
     r"[ \t]*" + _ONE_OPERAND + r"[ \t]*(?:,[ \t]*" + _ONE_OPERAND + r"[ \t]*)*"
 )
 
 
-def _flat_operands(inner: str, cache: dict[str, Operand]) -> tuple[Operand, ...]:
-    """`%a, %b#1` (already known to hold no brackets) as operands, one Operand per distinct text."""
-    if _FLAT_OPERANDS.fullmatch(inner) is None:
-        raise ScanFallback
-    out = []
-    for piece in inner.split(","):
-        op = cache.get(piece)
-        if op is None:
-            name = piece.strip(" \t")
-            if name[0] == "%":
-                name = name[1:]
-            if "#" in name:
-                name, index = name.split("#")
-                op = tuple.__new__(Operand, (name, int(index), None))
-            else:
-                op = tuple.__new__(Operand, (name, None, None))
-            cache[piece] = op
-        out.append(op)
-    return tuple(out)
+# The common line in one match: `[ROOT] %name = shape opcode(flat operands)` and the raw tail.
+# Shapes: an array shape whose layout holds no braces, or a tuple nested at most three deep
+# (parse_shape, memoized, then decides whether the text really is a shape).
+_HEAD = re.compile(
+    r"[ \t]*((?:ROOT[ \t]+)?)%?(" + _BARE_NAME + r")[ \t]*=[ \t]*"
+    r"([a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?"
+    r"|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))"
+    r"[ \t]+(" + _BARE_NAME + r")\((" + _FLAT_OPERANDS.pattern + r"|[ \t]*)\)(.*)"
+)
+
+
+#: The names in a flat operand list without `#` (already validated by _HEAD).
+_OPERAND_NAMES = re.compile(r"[ \t]*%?([^ \t,]+)")
+
+
+def _operand(piece: str) -> Operand:
+    """One `%name` or `%name#1` of a flat operand list."""
+    name = piece.strip(" \t")
+    if name[0] == "%":
+        name = name[1:]
+    if "#" in name:
+        name, index = name.split("#")
+        return tuple.__new__(Operand, (name, int(index), None))
+    return tuple.__new__(Operand, (name, None, None))
 
 
 def _simple_attributes(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
@@ -235,13 +235,44 @@ def _simple_attributes(source: Source, tail: str, base: int) -> tuple[Attribute,
     )
 
 
+# Strings (skipped whole), openers, closers and commas of a tail already known to be valid.
+_SPECIAL = re.compile(r'"(?:[^"\\]|\\.)*"|([{(\[])|([})\]])|(,)')
+_KEY = re.compile(r"[ \t\f\r]*(" + _NAME + r")[ \t\f\r]*=[ \t\f\r]*")
+
+
+def _split_valid(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
+    """`, key=value, ...` split at its top-level commas (no validation: `_tail_ok` did that)."""
+    cuts = []
+    depth = 0
+    for m in _SPECIAL.finditer(tail):
+        kind = m.lastindex
+        if kind == 1:
+            depth += 1
+        elif kind == 2:
+            depth -= 1
+        elif kind == 3 and not depth:
+            cuts.append(m.start())
+    if not cuts or tail[: cuts[0]].strip(_BLANK):
+        raise ScanFallback
+    cuts.append(len(tail))
+    attrs = []
+    for a, b in itertools.pairwise(cuts):
+        k = _KEY.match(tail, a + 1, b)
+        if k is None:
+            raise ScanFallback
+        raw = tail[k.end() : b].rstrip(_BLANK)
+        start = base + k.end()
+        attrs.append(Attribute(k.group(1), raw, Span(start, start + len(raw), source)))
+    return tuple(attrs)
+
+
 def _split_tail(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
     """The attributes of a tail that `_tail_ok` accepted, split on first use; what the splitter
     does not follow (a comment before a key, a form feed) the grammar splits."""
     try:
         if _SIMPLE_TAIL.fullmatch(tail) is not None:
             return _simple_attributes(source, tail, base)
-        return _attributes(tail, 0, base, source)
+        return _split_valid(source, tail, base)
     except ScanFallback:
         text = _PROBE + tail
         instruction = lark_parse(text, source, start="instruction", offset=base - len(_PROBE))
@@ -384,6 +415,13 @@ def _tail_ok(tail: str) -> bool:
     return ok
 
 
+def _tail_kind(tail: str) -> int:
+    """0: not a tail the grammar accepts; 1: blank; 2: attributes."""
+    if not tail.strip(_BLANK):
+        return 1
+    return 2 if _tail_ok(tail) else 0
+
+
 def _lazy_tail(line: str, start: int, offset: int, source: Source) -> Sequence[Attribute]:
     """The attributes after `line[start]`: () when blank, else validated and kept raw."""
     tail = line[start:]
@@ -396,6 +434,7 @@ def _lazy_tail(line: str, start: int, offset: int, source: Source) -> Sequence[A
     return LazyAttributes(tail, offset + start, functools.partial(_split_tail, source))
 
 
+_BLANK = " \t\f\r"
 _WORD_LITERAL = re.compile(_BARE_NAME)
 _INT = re.compile(r"-?[0-9]+")
 
@@ -476,7 +515,6 @@ def _signature(text: str) -> tuple[tuple[ParameterDecl, ...], Shape]:
 _TOP_LINE = re.compile(
     r"(?:HloModule[ \t]|(?:ENTRY[ \t]+)?%?" + _BARE_NAME + r"[ \t]*(?:\(.*)?\{[ \t\r]*$)"
 )
-_BLANK = " \t\f\r"
 
 
 class _Declined(Exception):
@@ -494,8 +532,18 @@ def _scan_lines(
     top-level item is not a plain one (items before it stay in `items`)."""
     shapes: dict[str, Shape] = {}
     operand_cache: dict[str, Operand] = {}
+    tails: dict[str, int] = {}
     opcodes: dict[str, str] = {}
     head_match = _HEAD.match
+    lazy = LazyAttributes
+    split = functools.partial(_split_tail, source)
+
+    def operand(piece: str) -> Operand:
+        op = operand_cache[piece] = _operand(piece)
+        return op
+
+    cache_get = operand_cache.get
+    names = _OPERAND_NAMES.findall
     comp_name = ""
     comp_entry = False
     comp_sig: tuple | None = None
@@ -514,15 +562,14 @@ def _scan_lines(
             # Inside a computation: the common line first, with as little Python as possible.
             m = head_match(line)
             if m is not None:
-                root, name, shape_text, opcode, inner = m.groups()
-                end = m.end()
+                root, name, shape_text, opcode, inner, tail = m.groups()
+                shape = shapes.get(shape_text)
+                opcode = opcodes.setdefault(opcode, opcode)
+                literal = number = None
+                operands: tuple[Operand, ...] = ()
                 try:
-                    shape = shapes.get(shape_text)
                     if shape is None:
                         shape = shapes[shape_text] = _shape(shape_text)
-                    opcode = opcodes.setdefault(opcode, opcode)
-                    literal = number = None
-                    operands: tuple[Operand, ...] = ()
                     if opcode == "constant":
                         literal = inner.strip(" \t")
                         if not _WORD_LITERAL.fullmatch(literal):
@@ -532,13 +579,22 @@ def _scan_lines(
                         if not _INT.fullmatch(text):
                             raise ScanFallback
                         number = int(text)
-                    elif inner:
-                        operands = _flat_operands(inner, operand_cache)
-                    attrs = _lazy_tail(line, end, line_offset, source) if end < len(line) else ()
+                    elif inner and not inner.isspace():
+                        if "#" in inner:
+                            operands = tuple([cache_get(p) or operand(p) for p in inner.split(",")])
+                        else:
+                            operands = tuple([new(Operand, (n, None, None)) for n in names(inner)])
+                    attrs: Sequence[Attribute] = ()
+                    if tail:
+                        kind = tails.get(tail)
+                        if kind is None:
+                            kind = tails[tail] = _tail_kind(tail)
+                        if kind == 2:
+                            attrs = lazy(tail, line_offset + m.start(6), split)
+                        elif not kind:
+                            raise ScanFallback
                 except ScanFallback:
                     raise _Declined(comp_line, comp_start) from None
-                lead = len(line) - len(line.lstrip(" \t"))
-                stop = len(line.rstrip(_BLANK))
                 instructions.append(
                     new(
                         Instruction,
@@ -548,10 +604,10 @@ def _scan_lines(
                             shape,
                             operands,
                             attrs,
-                            root is not None,
+                            root != "",
                             literal,
                             number,
-                            Span(line_offset + lead, line_offset + stop, source),
+                            Span(line_offset + m.start(1), line_offset + len(line), source),
                         ),
                     )
                 )

@@ -11,6 +11,8 @@ every corpus file.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import itertools
 import re
@@ -518,11 +520,24 @@ _TOP_LINE = re.compile(
 
 
 class _Declined(Exception):
-    """The scanner declined the top-level item that starts at line `item` (offset `offset`)."""
+    """The scanner declined the top-level item that starts at line `item` (offset `offset`).
 
-    def __init__(self, item: int, offset: int) -> None:
+    Inside a computation, `done` holds the instructions scanned before line `at` (offset
+    `at_offset`), the first line the scanner did not read."""
+
+    def __init__(
+        self,
+        item: int,
+        offset: int,
+        done: list[Instruction] | None = None,
+        at: int = 0,
+        at_offset: int = 0,
+    ) -> None:
         self.item = item
         self.offset = offset
+        self.done = done
+        self.at = at if done is not None else item
+        self.at_offset = at_offset if done is not None else offset
 
 
 def _scan_lines(
@@ -551,6 +566,8 @@ def _scan_lines(
     comp_line = 0
     instructions: list[Instruction] | None = None
     section: tuple[str, list[SectionEntry]] | None = None
+    section_at = (0, 0)
+    closed_by = -1
     new = tuple.__new__
     n = len(lines)
     while index < n:
@@ -594,7 +611,9 @@ def _scan_lines(
                         elif not kind:
                             raise ScanFallback
                 except ScanFallback:
-                    raise _Declined(comp_line, comp_start) from None
+                    raise _Declined(
+                        comp_line, comp_start, instructions, index - 1, line_offset
+                    ) from None
                 instructions.append(
                     new(
                         Instruction,
@@ -647,13 +666,15 @@ def _scan_lines(
                 continue
             if section is not None:
                 row = _SECTION_ROW.fullmatch(line)
-                if row is not None:
+                if row is not None and (row.group(2)[0] == '"' or _tail_ok(", x=" + row.group(2))):
                     section[1].append(SectionEntry(int(row.group(1)), row.group(2)))
                     continue
                 items.append(Section(section[0], tuple(section[1])))
                 section = None
+                closed_by = index - 1  # if this line is declined, so is the section it ended
             if stripped in _SECTIONS:
                 section = (stripped, [])
+                section_at = (index - 1, line_offset)
                 continue
             if stripped.startswith("HloModule"):
                 m = _MODULE_HEAD.match(line)
@@ -679,21 +700,51 @@ def _scan_lines(
             items.append(_slow_instruction(line, line_offset, source))
         except ScanFallback:
             if instructions is not None:
-                raise _Declined(comp_line, comp_start) from None
-            if section is not None:
-                items.append(Section(section[0], tuple(section[1])))
+                raise _Declined(
+                    comp_line, comp_start, instructions, index - 1, line_offset
+                ) from None
+            if section is not None or closed_by == index - 1:
+                if section is None:
+                    items.pop()  # the section this line ended: the grammar reads it again
+                raise _Declined(*section_at) from None
             raise _Declined(index - 1, line_offset) from None
     if instructions is not None:
-        raise _Declined(comp_line, comp_start)  # unterminated: let the grammar say where
+        # Unterminated: let the grammar say where.
+        raise _Declined(comp_line, comp_start, instructions, n, offset)
     if section is not None:
         items.append(Section(section[0], tuple(section[1])))
 
 
+_STAND_INS = {Computation: "x {}", Instruction: "x=f32[] x()", tuple: "HloModule x"}
+
+
+def _stand_in(previous: object, start: int, text: str) -> tuple[int, str]:
+    """Where a piece starting at `start` may begin instead, and its prefix: a stand-in for the
+    previous item, padded with spaces to the previous item's start (or its own text)."""
+    span = getattr(previous, "span", None)
+    if isinstance(previous, tuple) and not isinstance(previous, Instruction):
+        span = previous[3]  # a module header: ("header", name, attributes, span)
+    stub = _STAND_INS.get(Instruction if isinstance(previous, Instruction) else type(previous))
+    if span is None or stub is None or span.start >= start:
+        return start, ""
+    if len(stub) > start - span.start:
+        return span.start, text[span.start : start]
+    return span.start, stub + " " * (start - span.start - len(stub))
+
+
 def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
-    """Frame every line of `source.text`. Where the scanner declines a top-level item, the
-    grammar parses from that item to the next computation or module header (or, if that piece
-    alone does not parse, to the end of the file, which gives the error the whole-file parse
-    would give). Without `fallback`, raise ScanFallback instead."""
+    """Frame every line of `source.text`; where the scanner declines, the grammar reads on.
+
+    NOTE: [local fallback] The grammar parses only from the declined line to the next top-level
+    header line (a computation or module header at column 0). Inside a computation it is given
+    the computation's header line, the lines already scanned replaced by spaces (same offsets,
+    one whitespace token) and the rest: an LALR parser is in the same state after any number of
+    complete instructions, so this parse accepts, rejects and positions errors exactly as a
+    whole-file parse would, at the cost of the declined lines only. If that piece fails before
+    the file ends, it is parsed again up to the end of the file (the next header might only
+    look like one), which gives the whole-file parse's answer. Without `fallback`, raise
+    ScanFallback instead.
+    """
     text = source.text
     lines = text.split("\n")
     items: list[object] = []
@@ -706,22 +757,48 @@ def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
         except _Declined as declined:
             if not fallback:
                 raise ScanFallback from None
-            index, offset = declined.item, declined.offset
-            # The piece ends before the next top-level header line after the declined one.
-            stop = index + 1
-            stop_offset = offset + len(lines[index]) + 1
+            stop = declined.at + 1
+            stop_offset = declined.at_offset + (
+                len(lines[declined.at]) + 1 if stop <= len(lines) else 0
+            )
             while stop < len(lines) and not (
                 lines[stop][:1] not in (" ", "\t") and _TOP_LINE.match(lines[stop])
             ):
                 stop_offset += len(lines[stop]) + 1
                 stop += 1
+            start = resume = declined.offset
+            prefix = ""
+            if declined.done is not None:
+                body = text.index("\n", start) + 1  # the computation's header is one line
+                gap = max(0, min(declined.at_offset, len(text)) - body)
+                prefix = text[start:body] + " " * gap
+                resume = body + gap
+            stand_in = ""
+            if items:
+                # The grammar must meet this item in the state the items before it leave: put a
+                # minimal item of the previous item's kind in front (same offsets).
+                start, stand_in = _stand_in(items[-1], start, text)
+                prefix = stand_in + prefix
+            got = None
             if stop < len(lines):
-                try:
-                    items.extend(lark_items(text[offset:stop_offset], source, offset))
-                    index, offset = stop, stop_offset
-                    continue
-                except HloLayoutError:
-                    pass  # maybe the piece was cut wrongly: the rest of the file decides
-            items.extend(lark_items(text[offset:], source, offset))
-            break
+                # If the piece fails, maybe it was cut wrongly: the rest of the file decides.
+                with contextlib.suppress(HloLayoutError):
+                    got = lark_items(prefix + text[resume:stop_offset], source, start)
+            if got is None:
+                got = lark_items(prefix + text[resume:], source, start)
+                stop = len(lines)
+            if stand_in:
+                got = got[1:]
+            if declined.done:
+                first = got[0]
+                if not isinstance(first, Computation):
+                    raise ScanFallback from None  # pragma: no cover - pieces start with a header
+                first = dataclasses.replace(
+                    first, instructions=tuple(declined.done) + first.instructions
+                )
+                got = (first, *got[1:])
+            items.extend(got)
+            index, offset = stop, stop_offset
+            if stop >= len(lines):
+                break
     return assemble_modules(tuple(items), source)

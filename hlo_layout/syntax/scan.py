@@ -361,8 +361,19 @@ def _regular_tail(skeleton: str) -> bool:
         skeleton = reduced
 
 
+def _comments_inside(skeleton: str) -> bool:
+    """Whether every `/` of the skeleton is in a `/*...*/` comment inside brackets (at the top
+    level a comment would end up in the value's raw text, which the grammar leaves out)."""
+    for m in _INLINE_COMMENT.finditer(skeleton):
+        before = skeleton[: m.start()]
+        opened = before.count("{") + before.count("(") + before.count("[")
+        if opened == before.count("}") + before.count(")") + before.count("]"):
+            return False
+    return "/" not in _INLINE_COMMENT.sub("", skeleton)
+
+
 def _grammar_accepts_tail(skeleton: str) -> bool:
-    if "/" in skeleton and "/" in _INLINE_COMMENT.sub("", skeleton):
+    if "/" in skeleton and not _comments_inside(skeleton):
         return False
     if _HAS_ARRAY.search(skeleton) is None and _regular_tail(skeleton):
         return True
@@ -715,21 +726,19 @@ def _scan_lines(
         items.append(Section(section[0], tuple(section[1])))
 
 
-_STAND_INS = {Computation: "x {}", Instruction: "x=f32[] x()", tuple: "HloModule x"}
-
-
 def _stand_in(previous: object, start: int, text: str) -> tuple[int, str]:
-    """Where a piece starting at `start` may begin instead, and its prefix: a stand-in for the
-    previous item, padded with spaces to the previous item's start (or its own text)."""
+    """Where a piece starting at `start` may begin instead, and its prefix, so that the grammar
+    meets the piece's first token in the state the previous item leaves: the previous item's
+    own text, or for a computation without attributes (its last token is its `}`) a minimal
+    one padded with spaces to the same offsets."""
     span = getattr(previous, "span", None)
     if isinstance(previous, tuple) and not isinstance(previous, Instruction):
         span = previous[3]  # a module header: ("header", name, attributes, span)
-    stub = _STAND_INS.get(Instruction if isinstance(previous, Instruction) else type(previous))
-    if span is None or stub is None or span.start >= start:
+    if span is None or span.start >= start:
         return start, ""
-    if len(stub) > start - span.start:
-        return span.start, text[span.start : start]
-    return span.start, stub + " " * (start - span.start - len(stub))
+    if isinstance(previous, Computation) and not previous.attributes:
+        return span.start, "x {}" + " " * (start - span.start - 4)
+    return span.start, text[span.start : start]
 
 
 def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
@@ -770,7 +779,13 @@ def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
             prefix = ""
             if declined.done is not None:
                 body = text.index("\n", start) + 1  # the computation's header is one line
-                gap = max(0, min(declined.at_offset, len(text)) - body)
+                # The last scanned instruction stays (the grammar's state after it depends on
+                # its last token); the ones before it become spaces.
+                resume = min(declined.at_offset, len(text))
+                if declined.done and declined.done[-1].span is not None:
+                    resume = declined.done[-1].span.start
+                    declined.done.pop()  # the grammar reads it again
+                gap = max(0, resume - body)
                 prefix = text[start:body] + " " * gap
                 resume = body + gap
             stand_in = ""

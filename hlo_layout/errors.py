@@ -18,17 +18,37 @@ class Source:
     first_line: int = 1
 
     def location(self, offset: int) -> tuple[int, int]:
-        """1-based (line, column) of a character offset."""
-        offset = max(0, min(offset, len(self.text)))
-        line = self.text.count("\n", 0, offset) + self.first_line
-        line_start = self.text.rfind("\n", 0, offset) + 1
-        return line, offset - line_start + 1
+        """1-based (line, column) of a character offset. A line ends at `\n`, `\r\n` or a lone
+        `\r` (old Mac files); a form feed is whitespace inside a line, as in the grammar."""
+        text = self.text
+        offset = max(0, min(offset, len(text)))
+        line = text.count("\n", 0, offset) + self.first_line
+        if "\r" in text:
+            line += text.count("\r", 0, offset) - text.count("\r\n", 0, offset)
+            if offset and text.startswith("\r\n", offset - 1):
+                line -= 1  # on the `\n` of a CRLF: its `\r` was counted as a lone one
+        return line, offset - self._line_start(offset) + 1
+
+    def _line_start(self, offset: int) -> int:
+        text = self.text
+        start = text.rfind("\n", 0, offset) + 1
+        if "\r" in text:
+            cr = text.rfind("\r", 0, offset) + 1
+            if cr > start and not text.startswith("\n", cr):
+                start = cr
+        return start
 
     def line_text(self, offset: int) -> str:
-        offset = max(0, min(offset, len(self.text)))
-        start = self.text.rfind("\n", 0, offset) + 1
-        end = self.text.find("\n", offset)
-        return self.text[start : end if end >= 0 else len(self.text)]
+        """The whole line holding `offset`, without its line break."""
+        text = self.text
+        offset = max(0, min(offset, len(text)))
+        start = self._line_start(offset)
+        end = len(text)
+        for brk in ("\n", "\r"):
+            found = text.find(brk, offset)
+            if 0 <= found < end:
+                end = found
+        return text[start:end].rstrip("\r")
 
 
 class Span:
@@ -55,6 +75,9 @@ class Span:
     @property
     def column(self) -> int:
         return self.source.location(self.start)[1]
+
+
+_ONE_COLUMN = {ord("\t"): " ", ord("\f"): " ", ord("\v"): " "}
 
 
 class HloLayoutError(Exception):
@@ -86,7 +109,8 @@ class HloSyntaxError(HloLayoutError):
         """The offending line and a caret under the column (long lines are windowed)."""
         if self.span is None:
             return ""
-        text = self.span.source.line_text(self.span.start).replace("\t", " ")
+        # Tabs, form feeds and vertical tabs take one column each, as the caret counts them.
+        text = self.span.source.line_text(self.span.start).translate(_ONE_COLUMN)
         col = self.column - 1
         if len(text) > max_width:
             lo = max(0, col - max_width // 2)

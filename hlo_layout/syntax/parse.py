@@ -118,13 +118,30 @@ def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSynt
     return HloSyntaxError(str(error), None)
 
 
-def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0) -> Any:
-    """Parse `text` (which sits at `offset` in `source`) with the full grammar and transform it."""
+class _ItemsTransformer(HloTransformer):
+    """The top-level items of a piece of a file, not yet grouped into modules."""
+
+    def start(self, *items: Any) -> tuple[Any, ...]:
+        if len(items) == 1 and isinstance(items[0], list):  # called without v_args inlining
+            return tuple(items[0])
+        return items
+
+
+def lark_parse(
+    text: str, source: Source, start: str = "start", offset: int = 0, *, items: bool = False
+) -> Any:
+    """Parse `text` (which sits at `offset` in `source`) with the full grammar and transform it.
+
+    With `items`, return the top-level items (headers, sections, computations, instructions)
+    instead of modules: the scanner joins them with its own.
+    """
     if len(text) >= limits.NESTING_CHECK_MIN_CHARS:
         limits.check_nesting(source, offset, offset + len(text))
     try:
         tree = lark_parser().parse(text, start=start)
-        return HloTransformer(source, offset).transform(tree)
+        transformer = (_ItemsTransformer if items else HloTransformer)(source, offset)
+        transformer.text = text  # raw values are cut from the parsed piece, not the whole source
+        return transformer.transform(tree)
     except UnexpectedInput as e:
         raise _convert(e, source, offset) from None
     except VisitError as e:
@@ -141,15 +158,32 @@ def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0)
         raise HloSyntaxError(str(e), Span(offset, offset + 1, source)) from None
 
 
+def lark_items(text: str, source: Source, offset: int) -> tuple[Any, ...]:
+    """The top-level items of `text`, a piece of `source` starting at `offset`."""
+    return lark_parse(text, source, offset=offset, items=True)  # type: ignore[no-any-return]
+
+
+#: Above this many characters a parse freezes its tree out of the collector's reach.
+_FREEZE_ABOVE = 1 << 20
+
+
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
+def _gc_paused(size: int) -> Iterator[None]:
     """Pause the cyclic garbage collector while building a tree: the tree has no cycles, and the
-    collector's passes over hundreds of thousands of new tuples cost ~10 % of a parse."""
+    collector's passes over hundreds of thousands of new tuples cost ~10 % of a parse.
+
+    Pausing alone only defers that work: the first collections after the parse would walk the
+    whole new tree (0.2-0.5 s for a 4 MB dump, seen as slow first queries). So after a large
+    parse every tracked object is moved to the permanent generation (`gc.freeze`); the tree is
+    still freed by reference counting when dropped. Small parses (tests run thousands) skip it,
+    so cyclic garbage of a long session is never frozen by them."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if size > _FREEZE_ABOVE:
+            gc.freeze()
         if was_enabled:
             gc.enable()
 
@@ -168,19 +202,15 @@ def parse_modules(
     "scan" (scanner only; raises instead of falling back — for tests). With `verify`, the first
     broken whole-module rule (undefined operand, duplicate name) raises HloSemanticError.
     """
-    from hlo_layout.syntax.scan import ScanFallback, scan_modules
+    from hlo_layout.syntax.scan import scan_modules
     from hlo_layout.syntax.verify import check
 
     source = Source(text, name, first_line)
     modules: tuple[Module, ...] | None = None
     try:
-        with _gc_paused():
+        with _gc_paused(len(text)):
             if engine != "lark":
-                try:
-                    modules = scan_modules(source)
-                except ScanFallback:
-                    if engine == "scan":
-                        raise
+                modules = scan_modules(source, fallback=engine != "scan")
             if modules is None:
                 modules = lark_parse(text, source)
         if verify:

@@ -11,14 +11,17 @@ every corpus file.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
+import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from hlo_layout.errors import HloLayoutError, Source, Span
 from hlo_layout.limits import LimitExceeded
 from hlo_layout.syntax.grammar import assemble_modules
-from hlo_layout.syntax.parse import check_literal, parse_shape
+from hlo_layout.syntax.parse import check_literal, lark_items, lark_parse, parse_shape
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import (
     Attribute,
@@ -191,37 +194,42 @@ _BARE_NAME = _NAME[2:]
 _STR = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
 _SIMPLE_VALUE = r'[^,{}()\[\]"\s]+|' + _STR + r'|\{[^{}"]*(?:' + _STR + r'[^{}"]*)*\}'
 _SIMPLE_ATTR = r",[ \t]*(?:" + _NAME + r")=(?:" + _SIMPLE_VALUE + r")"
-# The common line: array shape, flat operand list, attributes without nested brackets.
-_FAST_LINE = re.compile(
-    r"[ \t]*(ROOT[ \t]+)?%?(" + _BARE_NAME + r")[ \t]*=[ \t]*"
-    r"([a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?)"
-    r"[ \t]+(" + _BARE_NAME + r")\(([^()\[\]{}\"/]*)\)"
-    r"((?:[ \t]*" + _SIMPLE_ATTR + r")*)[ \t]*"
-)
+# A tail whose values hold no nested brackets, split by one finditer (after validation).
+_SIMPLE_TAIL = re.compile(r"(?:[ \t]*" + _SIMPLE_ATTR + r")*[ \t\f\r]*")
 _SIMPLE_ATTR_RE = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=(" + _SIMPLE_VALUE + r")")
+# The common line's head: `[ROOT] %name = shape opcode(flat operands)`; the tail stays raw.
+# Shapes: an array shape whose layout holds no braces, or a tuple nested at most three deep
+# (parse_shape, memoized, then decides whether the text really is a shape).
 _ONE_OPERAND = _NAME + r"(?:#[0-9]+)?"
 _FLAT_OPERANDS = re.compile(
     r"[ \t]*" + _ONE_OPERAND + r"[ \t]*(?:,[ \t]*" + _ONE_OPERAND + r"[ \t]*)*"
 )
 
 
-def _flat_operands(inner: str) -> tuple[Operand, ...]:
-    """`%a, %b#1` (already known to hold no brackets) as operands."""
-    if not inner or inner.isspace():
-        return ()
-    if _FLAT_OPERANDS.fullmatch(inner) is None:
-        raise ScanFallback
-    out = []
-    for piece in inner.split(","):
-        name = piece.strip()
-        if name[0] == "%":
-            name = name[1:]
-        if "#" in name:
-            name, index = name.split("#")
-            out.append(Operand(name, int(index)))
-        else:
-            out.append(Operand(name))
-    return tuple(out)
+# The common line in one match: `[ROOT] %name = shape opcode(flat operands)` and the raw tail.
+# Shapes: an array shape whose layout holds no braces, or a tuple nested at most three deep
+# (parse_shape, memoized, then decides whether the text really is a shape).
+_HEAD = re.compile(
+    r"[ \t]*((?:ROOT[ \t]+)?)%?(" + _BARE_NAME + r")[ \t]*=[ \t]*"
+    r"([a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?"
+    r"|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))"
+    r"[ \t]+(" + _BARE_NAME + r")\((" + _FLAT_OPERANDS.pattern + r"|[ \t]*)\)(.*)"
+)
+
+
+#: The names in a flat operand list without `#` (already validated by _HEAD).
+_OPERAND_NAMES = re.compile(r"[ \t]*%?([^ \t,]+)")
+
+
+def _operand(piece: str) -> Operand:
+    """One `%name` or `%name#1` of a flat operand list."""
+    name = piece.strip(" \t")
+    if name[0] == "%":
+        name = name[1:]
+    if "#" in name:
+        name, index = name.split("#")
+        return tuple.__new__(Operand, (name, int(index), None))
+    return tuple.__new__(Operand, (name, None, None))
 
 
 def _simple_attributes(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
@@ -232,54 +240,224 @@ def _simple_attributes(source: Source, tail: str, base: int) -> tuple[Attribute,
     )
 
 
-def _fast_instruction(
-    line: str, offset: int, source: Source, split: Callable[[str, int], tuple[Attribute, ...]]
-) -> Instruction | None:
-    m = _FAST_LINE.fullmatch(line)
-    if m is None:
-        return None
-    root, name, shape_text, opcode, inner, tail = m.groups()
-    opcode = _OPCODES.setdefault(opcode, opcode)  # one string per opcode, not per instruction
-    literal = None
-    number = None
-    operands: tuple[Operand, ...] = ()
-    if opcode == "constant":
-        literal = inner.strip()
-        if not _WORD_LITERAL.fullmatch(literal):
-            return None
-    elif opcode == "parameter":
-        text = inner.strip()
-        if not _INT.fullmatch(text):
-            return None
-        number = int(text)
-    else:
-        operands = _flat_operands(inner)
-    attrs: Sequence[Attribute] = LazyAttributes(tail, offset + m.start(6), split) if tail else ()
-    start = len(line) - len(line.lstrip())
-    return Instruction(
-        name,
-        opcode,
-        _shape(shape_text),
-        operands,
-        attrs,
-        root is not None,
-        literal,
-        number,
-        Span(offset + start, offset + m.end(), source),
-    )
+# Strings (skipped whole), openers, closers and commas of a tail already known to be valid.
+_SPECIAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|([{(\[])|([})\]])|(,)')
+_KEY = re.compile(r"[ \t\f\r]*(" + _NAME + r")[ \t\f\r]*=[ \t\f\r]*")
 
 
+def _split_valid(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
+    """`, key=value, ...` split at its top-level commas (no validation: `_tail_ok` did that)."""
+    cuts = []
+    depth = 0
+    for m in _SPECIAL.finditer(tail):
+        kind = m.lastindex
+        if kind == 1:
+            depth += 1
+        elif kind == 2:
+            depth -= 1
+        elif kind == 3 and not depth:
+            cuts.append(m.start())
+    if not cuts or tail[: cuts[0]].strip(_BLANK):
+        raise ScanFallback
+    cuts.append(len(tail))
+    attrs = []
+    for a, b in itertools.pairwise(cuts):
+        k = _KEY.match(tail, a + 1, b)
+        if k is None:
+            raise ScanFallback
+        raw = tail[k.end() : b].rstrip(_BLANK)
+        start = base + k.end()
+        attrs.append(Attribute(k.group(1), raw, Span(start, start + len(raw), source)))
+    return tuple(attrs)
+
+
+def _split_tail(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
+    """The attributes of a tail that `_tail_ok` accepted, split on first use; what the splitter
+    does not follow (a comment before a key, a form feed) the grammar splits."""
+    try:
+        if _SIMPLE_TAIL.fullmatch(tail) is not None:
+            return _simple_attributes(source, tail, base)
+        return _split_valid(source, tail, base)
+    except ScanFallback:
+        text = _PROBE + tail
+        instruction = lark_parse(text, source, start="instruction", offset=base - len(_PROBE))
+        return tuple(instruction.attributes)
+
+
+# NOTE: [tail skeletons] An attribute tail is accepted only if the grammar accepts it, but the
+# grammar is asked once per *skeleton*: the tail with every string replaced by "" and every digit
+# run by 0. Neither substitution changes a token's kind or boundaries (digits are word characters
+# everywhere, a string is one STRING token whatever it holds), so the grammar accepts the tail iff
+# it accepts the skeleton. A dump's tens of thousands of tails have a few dozen skeletons (the
+# JSON of `backend_config` differs only in strings). Shapes inside values (`f32[2]{1,0}`) are
+# parsed (memoized) and then stand for a value like a string does. Comments other than
+# `/*index=N*/` decline.
+_TAIL_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+_DIGITS = re.compile(r"[0-9]+")
+_HAS_ARRAY = re.compile(r"[a-z][a-z0-9]*\[")
+_TAILS: dict[str, bool] = {}
+_PROBE = "x=f32[] x()"
+
+
+#: `/*index=5*/`-like comments, which XLA prints inside long tuples; other comments decline.
+_INLINE_COMMENT = re.compile(r'/\*[^,{}()\[\]"/]*?\*/')
+
+
+# The grammar's WORD, made maximal (as the lexer takes it; also no backtracking into a word).
+_WORD = (
+    r"[%#]?-?[A-Za-z0-9_.$](?:[A-Za-z0-9_.$+]|-(?!>))*(?![A-Za-z0-9_.$+]|-(?!>))"
+    r"(?:->[A-Za-z0-9_.$+?]+(?![A-Za-z0-9_.$+?]))?"
+)
+_WS = r"[ \t\f\r]"
+_ATOM = r"(?:" + _WORD + r'|"")'
+_FLAT_ITEMS = (r"(?:WS|,|->|ATOM(?:WS*[=:]WS*ATOM)*)*").replace("WS", _WS).replace("ATOM", _ATOM)
+#: A bracket group whose items are flat: atoms, commas, `->`, and `=`/`:` chains of atoms.
+_FLAT_GROUP = re.compile(
+    r"\{" + _FLAT_ITEMS + r"\}|\[" + _FLAT_ITEMS + r"\]|\(" + _FLAT_ITEMS + r"\)"
+)
+_TOP_TAIL = re.compile(
+    ("(?:WS*,WS*" + _WORD + "WS*=WS*ATOM)*WS*").replace("WS", _WS).replace("ATOM", _ATOM)
+)
+
+
+_IOTA_T = r"T\(WS*-?[0-9]+(?:WS*,WS*-?[0-9]+)*WS*\)".replace("WS", _WS)
+#: `[4,2]<=[2,4]T(1,0)` with flat brackets: an iota, which stands where any value stands.
+_IOTA = re.compile(
+    r"\["
+    + _FLAT_ITEMS
+    + r"\]"
+    + _WS
+    + r"*<="
+    + _WS
+    + r"*\["
+    + _FLAT_ITEMS
+    + r"\](?:"
+    + _WS
+    + r"*"
+    + _IOTA_T
+    + r")?"
+)
+
+#: `<...>` with flat items (`#sdy.mesh<"...">`): an item but not a value, as `->` is.
+_ANGLE = re.compile(r"<" + _FLAT_ITEMS + r">")
+
+
+def _regular_tail(skeleton: str) -> bool:
+    """Whether a skeleton without shapes is accepted, decided by regular expressions alone.
+
+    `/*index=N*/` comments become spaces (the grammar ignores both alike between tokens). Then,
+    innermost first, flat iotas and flat `{}`, `[]`, `()` groups become `""`: in a tail without
+    shapes each can only be a value, as a string is; a flat `<...>` becomes ` -> ` (an item that
+    is not a value). What remains must be `, key=atom` pairs.
+    """
+    if "/" in skeleton:
+        skeleton = _INLINE_COMMENT.sub(" ", skeleton)
+        if "/" in skeleton:
+            return False
+    while True:
+        reduced = skeleton
+        if "<" in skeleton:
+            reduced = _ANGLE.sub(" -> ", _IOTA.sub('""', reduced))
+        reduced = _FLAT_GROUP.sub('""', reduced)
+        if reduced == skeleton:
+            return "<" not in skeleton and _TOP_TAIL.fullmatch(skeleton) is not None
+        skeleton = reduced
+
+
+def _comments_inside(skeleton: str) -> bool:
+    """Whether every `/` of the skeleton is in a `/*...*/` comment inside brackets (at the top
+    level a comment would end up in the value's raw text, which the grammar leaves out)."""
+    for m in _INLINE_COMMENT.finditer(skeleton):
+        before = skeleton[: m.start()]
+        opened = before.count("{") + before.count("(") + before.count("[")
+        if opened == before.count("}") + before.count(")") + before.count("]"):
+            return False
+    return "/" not in _INLINE_COMMENT.sub("", skeleton)
+
+
+def _grammar_accepts_tail(skeleton: str) -> bool:
+    if "/" in skeleton and not _comments_inside(skeleton):
+        return False
+    if _HAS_ARRAY.search(skeleton) is None and _regular_tail(skeleton):
+        return True
+    text = _PROBE + skeleton
+    try:
+        lark_parse(text, Source(text, "<tail>"), start="instruction")
+    except HloLayoutError:
+        return False
+    return True
+
+
+# An array shape inside a value, not inside a word; its layout is taken as the grammar's
+# LAYOUT_OPEN takes it (a `{` followed by a digit or `:`).
+_VALUE_SHAPE = re.compile(
+    r"(?<![A-Za-z0-9_.$+%#\-])[a-z][a-z0-9]*\[[^\[\]]*\](?:\{(?=[0-9:])[^{}]*\})?"
+    r"(?![ \t\f\r]*[{<\[])"
+)
+
+
+def _shape_free(skeleton: str) -> str | None:
+    """`skeleton` with every array shape replaced by `""` (a shape is a value, as a string is),
+    or None when a shape does not parse or is followed by what could extend it."""
+    pieces = []
+    last = 0
+    for m in _VALUE_SHAPE.finditer(skeleton):
+        try:
+            parse_shape(m.group())
+        except HloLayoutError:
+            return None
+        pieces.append(skeleton[last : m.start()])
+        pieces.append('""')
+        last = m.end()
+    pieces.append(skeleton[last:])
+    out = "".join(pieces)
+    return None if _HAS_ARRAY.search(out) else out
+
+
+def _tail_ok(tail: str) -> bool:
+    """Whether `, key=value, ...` is a tail the grammar accepts (see [tail skeletons])."""
+    skeleton = _TAIL_STRING.sub('""', tail) if '"' in tail else tail
+    if _HAS_ARRAY.search(skeleton) is not None:
+        free = _shape_free(skeleton)
+        if free is None:
+            return _grammar_accepts_tail(skeleton)
+        skeleton = free
+    skeleton = _DIGITS.sub("0", skeleton)
+    ok = _TAILS.get(skeleton)
+    if ok is None:
+        if len(_TAILS) > 100_000:  # bound the memo on adversarial input
+            _TAILS.clear()
+        ok = _TAILS[skeleton] = _grammar_accepts_tail(skeleton)
+    return ok
+
+
+def _tail_kind(tail: str) -> int:
+    """0: not a tail the grammar accepts; 1: blank; 2: attributes."""
+    if not tail.strip(_BLANK):
+        return 1
+    return 2 if _tail_ok(tail) else 0
+
+
+def _lazy_tail(line: str, start: int, offset: int, source: Source) -> Sequence[Attribute]:
+    """The attributes after `line[start]`: () when blank, else validated and kept raw."""
+    tail = line[start:]
+    if not tail or tail.isspace():
+        if tail.strip(" \t\f\r"):
+            raise ScanFallback  # whitespace the grammar does not skip (\v, \x1c, ...)
+        return ()
+    if not _tail_ok(tail):
+        raise ScanFallback
+    return LazyAttributes(tail, offset + start, functools.partial(_split_tail, source))
+
+
+_BLANK = " \t\f\r"
 _WORD_LITERAL = re.compile(_BARE_NAME)
-_OPCODES: dict[str, str] = {}
 _INT = re.compile(r"-?[0-9]+")
 
 
-def _instruction(
-    line: str, offset: int, source: Source, split: Callable[[str, int], tuple[Attribute, ...]]
-) -> Instruction:
-    fast = _fast_instruction(line, offset, source, split)
-    if fast is not None:
-        return fast
+def _slow_instruction(line: str, offset: int, source: Source) -> Instruction:
+    """Lines the head pattern does not frame: nested tuple shapes, operands with shapes,
+    bracketed literals, `<...>` layouts."""
     head = _INSTR_HEAD.match(line)
     if head is None:
         raise ScanFallback
@@ -314,9 +492,9 @@ def _instruction(
         number = int(s)
     else:
         operands = _operands(inner)
-    attrs = _attributes(line, close + 1, offset, source)
+    attrs = _lazy_tail(line, close + 1, offset, source)
     name = head.group(2).removeprefix("%")
-    end = offset + len(line.rstrip())
+    stripped = line.rstrip(" \t\f\r")
     return Instruction(
         name,
         opcode,
@@ -326,7 +504,7 @@ def _instruction(
         head.group(1) is not None,
         literal,
         number,
-        Span(offset + len(line) - len(line.lstrip()), end, source),
+        Span(offset + len(line) - len(line.lstrip(" \t")), offset + len(stripped), source),
     )
 
 
@@ -348,79 +526,297 @@ def _signature(text: str) -> tuple[tuple[ParameterDecl, ...], Shape]:
     return tuple(params), result
 
 
-def scan_modules(source: Source) -> tuple:
-    """Frame every line of `source.text`; ScanFallback when any line is not a plain one."""
-    text = source.text
-    if "/*" in text and "*/" not in text:
-        raise ScanFallback
-    items: list[object] = []
-    split = functools.partial(_simple_attributes, source)
+#: A line that can only begin a top-level item: a computation header or a module header at
+#: column 0. Where the scanner declines, the grammar parses up to the next such line.
+_TOP_LINE = re.compile(
+    r"(?:HloModule[ \t]|(?:ENTRY[ \t]+)?%?" + _BARE_NAME + r"[ \t]*(?:\(.*)?\{[ \t\r]*$)"
+)
+
+
+class _Declined(Exception):
+    """The scanner declined the top-level item that starts at line `item` (offset `offset`).
+
+    Inside a computation, `done` holds the instructions scanned before line `at` (offset
+    `at_offset`), the first line the scanner did not read."""
+
+    def __init__(
+        self,
+        item: int,
+        offset: int,
+        done: list[Instruction] | None = None,
+        at: int = 0,
+        at_offset: int = 0,
+    ) -> None:
+        self.item = item
+        self.offset = offset
+        self.done = done
+        self.at = at if done is not None else item
+        self.at_offset = at_offset if done is not None else offset
+
+
+def _scan_lines(
+    lines: list[str], index: int, offset: int, source: Source, items: list[object]
+) -> None:
+    """Scan `lines[index:]` (the first at `offset`) into `items`; raise _Declined where a
+    top-level item is not a plain one (items before it stay in `items`)."""
+    shapes: dict[str, Shape] = {}
+    operand_cache: dict[str, Operand] = {}
+    tails: dict[str, int] = {}
+    opcodes: dict[str, str] = {}
+    head_match = _HEAD.match
+    lazy = LazyAttributes
+    split = functools.partial(_split_tail, source)
+
+    def operand(piece: str) -> Operand:
+        op = operand_cache[piece] = _operand(piece)
+        return op
+
+    cache_get = operand_cache.get
+    names = _OPERAND_NAMES.findall
     comp_name = ""
     comp_entry = False
     comp_sig: tuple | None = None
     comp_start = 0
+    comp_line = 0
     instructions: list[Instruction] | None = None
     section: tuple[str, list[SectionEntry]] | None = None
-    offset = 0
-    for line in text.splitlines(keepends=True):
+    section_at = (0, 0)
+    closed_by = -1
+    new = tuple.__new__
+    n = len(lines)
+    while index < n:
+        line = lines[index]
         line_offset = offset
-        offset += len(line)
-        line = line.rstrip("\r\n")
-        stripped = line.strip()
-        if not stripped or stripped.startswith("//"):
-            continue
-        if "/*" in line and "/*" in _COMMENT.sub("", line):
-            raise ScanFallback  # a comment spanning lines
+        offset += len(line) + 1
+        index += 1
         if instructions is not None:
-            if stripped.startswith("}"):
-                attrs = _attributes(line, line.index("}") + 1, line_offset, source)
-                params, result = comp_sig if comp_sig is not None else (None, None)
-                items.append(
-                    Computation(
-                        comp_name,
-                        tuple(instructions),
-                        is_entry=comp_entry,
-                        parameters=params,
-                        result_shape=result,
-                        attributes=attrs,
-                        span=Span(comp_start, line_offset + len(line), source),
+            # Inside a computation: the common line first, with as little Python as possible.
+            m = head_match(line)
+            if m is not None:
+                root, name, shape_text, opcode, inner, tail = m.groups()
+                shape = shapes.get(shape_text)
+                opcode = opcodes.setdefault(opcode, opcode)
+                literal = number = None
+                operands: tuple[Operand, ...] = ()
+                try:
+                    if shape is None:
+                        shape = shapes[shape_text] = _shape(shape_text)
+                    if opcode == "constant":
+                        literal = inner.strip(" \t")
+                        if not _WORD_LITERAL.fullmatch(literal):
+                            raise ScanFallback
+                    elif opcode == "parameter":
+                        text = inner.strip(" \t")
+                        if not _INT.fullmatch(text):
+                            raise ScanFallback
+                        number = int(text)
+                    elif inner and not inner.isspace():
+                        if "#" in inner:
+                            operands = tuple([cache_get(p) or operand(p) for p in inner.split(",")])
+                        else:
+                            operands = tuple([new(Operand, (n, None, None)) for n in names(inner)])
+                    attrs: Sequence[Attribute] = ()
+                    if tail:
+                        kind = tails.get(tail)
+                        if kind is None:
+                            kind = tails[tail] = _tail_kind(tail)
+                        if kind == 2:
+                            attrs = lazy(tail, line_offset + m.start(6), split)
+                        elif not kind:
+                            raise ScanFallback
+                except ScanFallback:
+                    raise _Declined(
+                        comp_line, comp_start, instructions, index - 1, line_offset
+                    ) from None
+                instructions.append(
+                    new(
+                        Instruction,
+                        (
+                            name,
+                            opcode,
+                            shape,
+                            operands,
+                            attrs,
+                            root != "",
+                            literal,
+                            number,
+                            Span(line_offset + m.start(1), line_offset + len(line), source),
+                        ),
                     )
                 )
-                instructions = None
                 continue
-            instructions.append(_instruction(line, line_offset, source, split))
+        stripped = line.strip(_BLANK)
+        if not stripped or stripped.startswith("//"):
             continue
-        if section is not None:
-            row = _SECTION_ROW.fullmatch(line)
-            if row is not None:
-                section[1].append(SectionEntry(int(row.group(1)), row.group(2)))
+        try:
+            if "\r" in stripped:
+                raise ScanFallback  # a CR-only line break: the grammar reads this part
+            if "/*" in line and "/*" in _COMMENT.sub("", line):
+                raise ScanFallback  # a comment spanning lines
+            if instructions is not None:
+                if stripped.startswith("}"):
+                    close = line.index("}") + 1
+                    if line[close:].strip(_BLANK):
+                        attrs_t = _attributes(line, close, line_offset, source)
+                        if not _tail_ok(line[close:]):
+                            raise ScanFallback
+                    else:
+                        attrs_t = ()
+                    params, result = comp_sig if comp_sig is not None else (None, None)
+                    items.append(
+                        Computation(
+                            comp_name,
+                            tuple(instructions),
+                            is_entry=comp_entry,
+                            parameters=params,
+                            result_shape=result,
+                            attributes=attrs_t,
+                            span=Span(comp_start, line_offset + len(line.rstrip(_BLANK)), source),
+                        )
+                    )
+                    instructions = None
+                    continue
+                instructions.append(_slow_instruction(line, line_offset, source))
                 continue
-            items.append(Section(section[0], tuple(section[1])))
-            section = None
-        if stripped in _SECTIONS:
-            section = (stripped, [])
-            continue
-        if stripped.startswith("HloModule"):
-            m = _MODULE_HEAD.match(line)
-            if m is None:
-                raise ScanFallback
-            attrs = _attributes(line, m.end(), line_offset, source)
-            span = Span(line_offset + line.index("HloModule"), line_offset + len(line), source)
-            items.append(("header", m.group(1).removeprefix("%"), attrs, span))
-            continue
-        if stripped.endswith("{"):
-            m = _COMP_HEAD.fullmatch(line)
-            if m is None:
-                raise ScanFallback
-            comp_entry = m.group(1) is not None
-            comp_name = m.group(2).removeprefix("%")
-            comp_sig = _signature(m.group(3).strip()) if m.group(3) else None
-            comp_start = line_offset + len(line) - len(line.lstrip())
-            instructions = []
-            continue
-        items.append(_instruction(line, line_offset, source, split))
+            if section is not None:
+                row = _SECTION_ROW.fullmatch(line)
+                if row is not None and (row.group(2)[0] == '"' or _tail_ok(", x=" + row.group(2))):
+                    section[1].append(SectionEntry(int(row.group(1)), row.group(2)))
+                    continue
+                items.append(Section(section[0], tuple(section[1])))
+                section = None
+                closed_by = index - 1  # if this line is declined, so is the section it ended
+            if stripped in _SECTIONS:
+                section = (stripped, [])
+                section_at = (index - 1, line_offset)
+                continue
+            if stripped.startswith("HloModule"):
+                m = _MODULE_HEAD.match(line)
+                if m is None:
+                    raise ScanFallback
+                if line[m.end() :].strip(_BLANK) and not _tail_ok(line[m.end() :]):
+                    raise ScanFallback
+                attrs_t = _attributes(line, m.end(), line_offset, source)
+                span = Span(line_offset + line.index("HloModule"), line_offset + len(line), source)
+                items.append(("header", m.group(1).removeprefix("%"), attrs_t, span))
+                continue
+            if stripped.endswith("{"):
+                m = _COMP_HEAD.fullmatch(line)
+                if m is None:
+                    raise ScanFallback
+                comp_entry = m.group(1) is not None
+                comp_name = m.group(2).removeprefix("%")
+                comp_sig = _signature(m.group(3).strip()) if m.group(3) else None
+                comp_start = line_offset + len(line) - len(line.lstrip(" \t"))
+                comp_line = index - 1
+                instructions = []
+                continue
+            items.append(_slow_instruction(line, line_offset, source))
+        except ScanFallback:
+            if instructions is not None:
+                raise _Declined(
+                    comp_line, comp_start, instructions, index - 1, line_offset
+                ) from None
+            if section is not None or closed_by == index - 1:
+                if section is None:
+                    items.pop()  # the section this line ended: the grammar reads it again
+                raise _Declined(*section_at) from None
+            raise _Declined(index - 1, line_offset) from None
     if instructions is not None:
-        raise ScanFallback  # unterminated computation: let the grammar say where
+        # Unterminated: let the grammar say where.
+        raise _Declined(comp_line, comp_start, instructions, n, offset)
     if section is not None:
         items.append(Section(section[0], tuple(section[1])))
+
+
+def _stand_in(previous: object, start: int, text: str) -> tuple[int, str]:
+    """Where a piece starting at `start` may begin instead, and its prefix, so that the grammar
+    meets the piece's first token in the state the previous item leaves: the previous item's
+    own text, or for a computation without attributes (its last token is its `}`) a minimal
+    one padded with spaces to the same offsets."""
+    span = getattr(previous, "span", None)
+    if isinstance(previous, tuple) and not isinstance(previous, Instruction):
+        span = previous[3]  # a module header: ("header", name, attributes, span)
+    if span is None or span.start >= start:
+        return start, ""
+    if isinstance(previous, Computation) and not previous.attributes:
+        return span.start, "x {}" + " " * (start - span.start - 4)
+    return span.start, text[span.start : start]
+
+
+def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
+    """Frame every line of `source.text`; where the scanner declines, the grammar reads on.
+
+    NOTE: [local fallback] The grammar parses only from the declined line to the next top-level
+    header line (a computation or module header at column 0). Inside a computation it is given
+    the computation's header line, the lines already scanned replaced by spaces (same offsets,
+    one whitespace token) and the rest: an LALR parser is in the same state after any number of
+    complete instructions, so this parse accepts, rejects and positions errors exactly as a
+    whole-file parse would, at the cost of the declined lines only. If that piece fails before
+    the file ends, it is parsed again up to the end of the file (the next header might only
+    look like one), which gives the whole-file parse's answer. Without `fallback`, raise
+    ScanFallback instead.
+    """
+    text = source.text
+    lines = text.split("\n")
+    items: list[object] = []
+    index = 0
+    offset = 0
+    while True:
+        try:
+            _scan_lines(lines, index, offset, source, items)
+            break
+        except _Declined as declined:
+            if not fallback:
+                raise ScanFallback from None
+            stop = declined.at + 1
+            stop_offset = declined.at_offset + (
+                len(lines[declined.at]) + 1 if stop <= len(lines) else 0
+            )
+            while stop < len(lines) and not (
+                lines[stop][:1] not in (" ", "\t") and _TOP_LINE.match(lines[stop])
+            ):
+                stop_offset += len(lines[stop]) + 1
+                stop += 1
+            start = resume = declined.offset
+            prefix = ""
+            if declined.done is not None:
+                body = text.index("\n", start) + 1  # the computation's header is one line
+                # The last scanned instruction stays (the grammar's state after it depends on
+                # its last token); the ones before it become spaces.
+                resume = min(declined.at_offset, len(text))
+                if declined.done and declined.done[-1].span is not None:
+                    resume = declined.done[-1].span.start
+                    declined.done.pop()  # the grammar reads it again
+                gap = max(0, resume - body)
+                prefix = text[start:body] + " " * gap
+                resume = body + gap
+            stand_in = ""
+            if items:
+                # The grammar must meet this item in the state the items before it leave: put a
+                # minimal item of the previous item's kind in front (same offsets).
+                start, stand_in = _stand_in(items[-1], start, text)
+                prefix = stand_in + prefix
+            got = None
+            if stop < len(lines):
+                # If the piece fails, maybe it was cut wrongly: the rest of the file decides.
+                with contextlib.suppress(HloLayoutError):
+                    got = lark_items(prefix + text[resume:stop_offset], source, start)
+            if got is None:
+                got = lark_items(prefix + text[resume:], source, start)
+                stop = len(lines)
+            if stand_in:
+                got = got[1:]
+            if declined.done:
+                first = got[0]
+                if not isinstance(first, Computation):
+                    raise ScanFallback from None  # pragma: no cover - pieces start with a header
+                first = dataclasses.replace(
+                    first, instructions=tuple(declined.done) + first.instructions
+                )
+                got = (first, *got[1:])
+            items.extend(got)
+            index, offset = stop, stop_offset
+            if stop >= len(lines):
+                break
     return assemble_modules(tuple(items), source)

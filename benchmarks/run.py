@@ -1,0 +1,144 @@
+"""All performance figures in one run: parse+walk vs XLA's parser, then command wall times.
+
+    python benchmarks/run.py [--repeat 3] [--corpus ../shared/corpus]
+
+Parse throughput: for the largest dump of each kind (TPU v5e, CPU, the mixtral benchmark model),
+our parse plus a walk touching every instruction's name, opcode, shape and operands, against
+`jaxlib._hlo.hlo_module_from_text` in the same child process (CPU time, best of --repeat; ratio
+> 1 means faster than XLA). Also the same dump cut short by 200 bytes (time to the error, as a
+ratio of the intact parse). Commands: `inspect`, `memory` (if present), `indexing`, `diff` and
+`check` on each dump, wall time and the child's peak memory (VmHWM). Nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+_PARSE_CHILD = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[3])
+path, repeat = sys.argv[1], int(sys.argv[2])
+text = open(path, encoding="utf-8").read()
+from hlo_layout.errors import HloLayoutError
+from hlo_layout.syntax import parse_modules
+try:
+    from jaxlib import _hlo
+except ImportError:
+    _hlo = None
+def walk(modules):
+    n = 0
+    for m in modules:
+        for c in m.computations:
+            for i in c.instructions:
+                n += len(i.name) + len(i.opcode) + (i.shape is not None)
+                for o in i.operands:
+                    n += len(o.name)
+    return n
+ours, xla, cut = [], [], []
+for _ in range(repeat):
+    t = time.process_time(); walk(parse_modules(text, path)); ours.append(time.process_time() - t)
+    if _hlo is not None:
+        t = time.process_time(); _hlo.hlo_module_from_text(text)
+        xla.append(time.process_time() - t)
+    t = time.process_time()
+    try:
+        parse_modules(text[:-200], path)
+    except HloLayoutError:
+        pass
+    cut.append(time.process_time() - t)
+print(json.dumps({"ours": min(ours), "xla": min(xla) if xla else None, "cut": min(cut),
+                  "mb": len(text.encode()) / 1e6}))
+"""
+
+_CLI_CHILD = r"""
+import atexit, runpy, sys
+sys.path.insert(0, sys.argv[1])
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM"):
+            sys.stderr.write("\nVMHWM " + line.split()[1] + "\n")
+atexit.register(peak)
+sys.argv = ["hlo-layout", *sys.argv[2:]]
+runpy.run_module("hlo_layout", run_name="__main__")
+"""
+
+
+def _largest(folder: Path, pattern: str) -> Path | None:
+    found = [p for p in folder.rglob(pattern) if not p.name.endswith(".json")]
+    found = [p for p in found if "buffer-assignment" not in p.name and "memory" not in p.name]
+    return max(found, key=lambda p: p.stat().st_size) if found else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
+    args = parser.parse_args()
+    corpus = args.corpus if args.corpus.exists() else REPO / "tests" / "data" / "corpus"
+    dumps = {
+        "TPU v5e": _largest(corpus / "libtpu-v5e", "*after_optimizations.txt"),
+        "CPU": _largest(corpus / "jax-cpu", "*after_optimizations.txt"),
+        "mixtral": _largest(corpus / "xla-tests", "*mixtral*.hlo.txt"),
+    }
+    print(f"{'dump':10} {'MB':>5} {'ours s':>7} {'XLA s':>7} {'ratio':>6} {'cut/intact':>10}")
+    for kind, path in dumps.items():
+        if path is None:
+            print(f"{kind:10} (no dump found)")
+            continue
+        proc = subprocess.run(
+            [sys.executable, "-c", _PARSE_CHILD, str(path), str(args.repeat), str(REPO)],
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode:
+            print(f"{kind:10} failed: {proc.stderr[-300:]}")
+            continue
+        r = json.loads(proc.stdout)
+        ratio = f"{r['xla'] / r['ours']:6.2f}" if r["xla"] else "   n/a"
+        xla = f"{r['xla']:7.3f}" if r["xla"] else "    n/a"
+        print(
+            f"{kind:10} {r['mb']:5.1f} {r['ours']:7.3f} {xla} {ratio} {r['cut'] / r['ours']:10.2f}"
+        )
+    print(f"\n{'command':28} {'dump':10} {'exit':>4} {'wall s':>7} {'peak MB':>8}")
+    for kind, path in dumps.items():
+        if path is None:
+            continue
+        p = str(path)
+        commands = {
+            "inspect": ["inspect", p],
+            "inspect --format json": ["inspect", p, "--format", "json"],
+            "memory": ["memory", p],
+            "indexing --computation ENTRY": ["indexing", p, "--computation", "ENTRY"],
+            "diff (self)": ["diff", p, p],
+            "check": ["check", p],
+        }
+        for name, argv in commands.items():
+            start = time.perf_counter()
+            try:
+                proc = subprocess.run(
+                    [sys.executable, "-c", _CLI_CHILD, str(REPO), *argv],
+                    capture_output=True,
+                    text=True,
+                    timeout=600,
+                )
+            except subprocess.TimeoutExpired:
+                print(f"{name:28} {kind:10} {'-':>4} {'>600':>7}")
+                continue
+            wall = time.perf_counter() - start
+            peak = [ln for ln in proc.stderr.splitlines() if ln.startswith("VMHWM ")]
+            mb = int(peak[-1].split()[1]) / 1024 if peak else float("nan")
+            if proc.returncode == 2 and "No such command" in proc.stderr:
+                print(f"{name:28} {kind:10} (command not available)")
+                continue
+            print(f"{name:28} {kind:10} {proc.returncode:4} {wall:7.2f} {mb:8.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -116,8 +116,9 @@ def stream_inspect_json(
             if wanted:
                 seen_names.update(i.name for i in item.instructions if i.name in wanted)
             del item
-        if modules:
-            modules[-1].finish()
+        if not modules:
+            raise StreamFallback  # nothing to read: the whole-file path says so
+        modules[-1].finish()
         single = len(modules) == 1 or assignment_for_all
         heads = [
             _module_object(m, str(path), facts, assignment if single else None, seen_names)

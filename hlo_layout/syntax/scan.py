@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from hlo_layout.errors import HloLayoutError, Source, Span
+from hlo_layout.syntax.fragments import check_literal, parse_shape
 from hlo_layout.syntax.grammar import assemble_modules
-from hlo_layout.syntax.parse import check_literal, parse_shape
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import (
     Attribute,

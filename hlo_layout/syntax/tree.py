@@ -36,7 +36,7 @@ class Attribute:
     @property
     def value(self) -> Value:
         """The generic structure of the value (parsed by the grammar, memoized by text)."""
-        from hlo_layout.syntax.parse import parse_value
+        from hlo_layout.syntax.fragments import parse_value
 
         return parse_value(self.raw, self.span)
 

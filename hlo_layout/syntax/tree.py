@@ -221,6 +221,11 @@ class Computation:
     def __getitem__(self, name: str) -> Instruction:
         return self._by_name[name.removeprefix("%")]
 
+    def __repr__(self) -> str:
+        """One line, whatever the computation's size."""
+        entry = "ENTRY " if self.is_entry else ""
+        return f"<Computation {entry}{self.name!r}: {len(self.instructions)} instructions>"
+
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.removeprefix("%") in self._by_name
 

@@ -8,21 +8,14 @@ entry points) import it, and it imports neither (no `scan -> parse -> scan` loop
 from __future__ import annotations
 
 import functools
-from typing import Any
-
-from lark.exceptions import (
-    LarkError,
-    UnexpectedCharacters,
-    UnexpectedEOF,
-    UnexpectedInput,
-    UnexpectedToken,
-    VisitError,
-)
+from typing import TYPE_CHECKING, Any
 
 from hlo_layout.errors import HloLayoutError, HloSyntaxError, Source, Span
-from hlo_layout.syntax.grammar import HloTransformer, lark_parser
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.values import Value
+
+if TYPE_CHECKING:
+    from lark.exceptions import UnexpectedInput
 
 #: How terminals are named in "expected ..." messages.
 _TERMINAL_NAMES = {
@@ -74,6 +67,8 @@ def _expected_names(expected: Any) -> tuple[str, ...]:
 
 def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSyntaxError:
     """One Lark exception → HloSyntaxError with a span into `source`."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     if isinstance(error, UnexpectedToken):
         token = error.token
         pos = token.start_pos if token.start_pos is not None else len(source.text) - offset
@@ -105,7 +100,12 @@ def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSynt
 
 
 def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0) -> Any:
-    """Parse `text` (which sits at `offset` in `source`) with the full grammar and transform it."""
+    """Parse `text` (which sits at `offset` in `source`) with the full grammar and transform it.
+    Lark loads here, on first use: a shape in XLA's spelling never needs it."""
+    from lark.exceptions import LarkError, UnexpectedInput, VisitError
+
+    from hlo_layout.syntax.grammar import HloTransformer, lark_parser
+
     try:
         tree = lark_parser().parse(text, start=start)
         return HloTransformer(source, offset).transform(tree)

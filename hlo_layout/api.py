@@ -14,7 +14,7 @@ implementation detail of `write_inspect_json`: it writes the same bytes as the i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
@@ -34,9 +34,12 @@ Source = str | Path
 class Progress(Protocol):
     """What `inspect` reports while it works (the CLI's progress bar implements it)."""
 
-    def start(self, label: str) -> None: ...
+    def start(self, description: str) -> None:
+        """A new stage begins (reading a file, measuring a module)."""
 
-    def callback(self, done: int, total: int) -> None: ...
+    @property
+    def callback(self) -> Callable[[int, int], None] | None:
+        """Called with (done, total) while a stage runs; None when nobody is watching."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-_encode_str: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_str: Callable[[str], str] = json.encoder.encode_basestring
 _float_repr = json.encoder.JSONEncoder().encode
 
 #: A list holding only this string marks where `write_document` splices streamed items in.

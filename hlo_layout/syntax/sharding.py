@@ -22,6 +22,7 @@ the printer `HloSharding::ToString`. The forms:
 
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 import re
@@ -272,7 +273,7 @@ class _Reader:
             raise _Unreadable(f"expected an integer, got '{value or 'end of text'}'")
         return int(value)
 
-    def int_list(self, close: str) -> tuple[int, ...]:
+    def int_list(self, close: str) -> tuple[builtins.int, ...]:
         out = [self.int()]
         while self.peek()[1] == ",":
             self.next()

@@ -149,7 +149,7 @@ def raise_problems(problems: tuple[Problem, ...]) -> None:
     """Raise the first problem as HloSemanticError (noting how many more there are)."""
     if problems:
         error = problems[0].error()
-        if len(problems) > 1:
+        if len(problems) > 1 and hasattr(error, "add_note"):  # Python 3.11+
             error.add_note(f"{len(problems) - 1} more problem(s) of this kind in the module")
         raise error
 

@@ -267,7 +267,7 @@ def tuple_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing
     """Element `output_id` is operand `output_id`, read at the same index; the other operands are
     not read for it. (XLA gives unknown here; fusion roots use the same fact.)"""
     out = ctx.output_shape(output_id)
-    slots = [frozenset() for _ in range(ctx.num_operands)]
+    slots: list[frozenset] = [frozenset() for _ in range(ctx.num_operands)]
     slots[output_id] = InstructionIndexing.of(IndexingMap.identity(out.dims)).maps[0]
     return InstructionIndexing(tuple(slots))
 
@@ -276,7 +276,7 @@ def tuple_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
     """Operand k is element k, read at the same index (XLA puts this one map in slot 0; here it
     sits in slot `input_id`, the element it reaches)."""
     operand = ctx.operand_shape(input_id)
-    slots = [frozenset() for _ in range(ctx.num_outputs)]
+    slots: list[frozenset] = [frozenset() for _ in range(ctx.num_outputs)]
     slots[input_id] = InstructionIndexing.of(IndexingMap.identity(operand.dims)).maps[0]
     return InstructionIndexing(tuple(slots))
 

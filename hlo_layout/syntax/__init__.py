@@ -8,6 +8,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+# `parse` is also the name of a submodule: bind the function now, or importing the submodule
+# anywhere would leave `hlo_layout.syntax.parse` meaning the module. (parse.py loads no Lark.)
+from hlo_layout.syntax.parse import (
+    HloInputError,
+    parse,
+    parse_file,
+    parse_file_modules,
+    parse_modules,
+    read_text,
+)
+
 #: Public name -> module that defines it.
 _LAZY = {
     "ArrayShape": "hlo_layout.syntax.shape",
@@ -15,7 +26,6 @@ _LAZY = {
     "BufferShape": "hlo_layout.syntax.shape",
     "COMBINE": "hlo_layout.syntax.shape",
     "Computation": "hlo_layout.syntax.tree",
-    "HloInputError": "hlo_layout.syntax.parse",
     "Instruction": "hlo_layout.syntax.tree",
     "Layout": "hlo_layout.syntax.shape",
     "Module": "hlo_layout.syntax.tree",
@@ -33,14 +43,9 @@ _LAZY = {
     "TupleShape": "hlo_layout.syntax.shape",
     "UNBOUNDED": "hlo_layout.syntax.shape",
     "instruction_sharding": "hlo_layout.syntax.sharding",
-    "parse": "hlo_layout.syntax.parse",
-    "parse_file": "hlo_layout.syntax.parse",
-    "parse_file_modules": "hlo_layout.syntax.parse",
-    "parse_modules": "hlo_layout.syntax.parse",
     "parse_shape": "hlo_layout.syntax.fragments",
     "parse_sharding": "hlo_layout.syntax.sharding",
     "parse_value": "hlo_layout.syntax.fragments",
-    "read_text": "hlo_layout.syntax.parse",
 }
 
 if TYPE_CHECKING:

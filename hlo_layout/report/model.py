@@ -25,11 +25,8 @@ SCHEMA_VERSION = 1
 #: Depth of a computation object in the document (root, `modules`, module, `computations`).
 COMPUTATION_LEVEL = 4
 
-#: XLA's text and footprint per distinct shape object (see ShapeFacts).
-_ShapeText = ShapeFacts
 
-
-def instruction_json(instruction: Instruction, shape_text: _ShapeText) -> dict[str, Any]:
+def instruction_json(instruction: Instruction, shape_text: ShapeFacts) -> dict[str, Any]:
     """One instruction: `name`, `opcode`, `shape` (XLA's spelling, default layouts filled in),
     `operands` (names, `x#1` kept), `is_root`, the byte figures of its shape (`logical_bytes`,
     `physical_bytes`, `padding_bytes`: array leaves summed, null when unknown) and its
@@ -60,7 +57,7 @@ def instruction_json(instruction: Instruction, shape_text: _ShapeText) -> dict[s
 def computation_json(
     module: Module,
     computation: Computation,
-    shape_text: _ShapeText,
+    shape_text: ShapeFacts,
     entry: Computation | None = None,
 ) -> dict[str, Any]:
     """One computation; `entry` saves looking the ENTRY up again for each computation."""
@@ -72,7 +69,7 @@ def computation_json(
 
 def computation_object(
     computation: Computation,
-    shape_text: _ShapeText,
+    shape_text: ShapeFacts,
     kind: str,
     is_entry: bool,
     instructions: list[Any] | None = None,
@@ -90,7 +87,7 @@ def computation_object(
 
 
 def computation_pieces(
-    computation: Computation, shape_text: _ShapeText, kind: str, is_entry: bool
+    computation: Computation, shape_text: ShapeFacts, kind: str, is_entry: bool
 ) -> Iterator[str]:
     """The computation's object as document text (at COMPUTATION_LEVEL), one instruction at a
     time: a computation of a million instructions never becomes one Python structure."""
@@ -231,7 +228,7 @@ def module_json(
     report: MemoryReport | None = None,
 ) -> dict[str, Any]:
     """One module object of `inspect --format json` (only `computation` when one is named)."""
-    shape_text = _ShapeText()
+    shape_text = ShapeFacts()
     entry = module.entry
     if report is None:
         report = memory_report(module, computation=computation, assignment=assignment)
@@ -280,7 +277,7 @@ def write_inspect_json(
 ) -> None:
     """Write `json.dumps(inspect_json(...), indent=2, ensure_ascii=False)` plus a newline to
     `out`, one instruction at a time (never the whole document in memory)."""
-    shape_text = _ShapeText()
+    shape_text = ShapeFacts()
     heads = []
     for file, module, report in modules:
         entry = module.entry
@@ -336,7 +333,7 @@ def module_summary(module: Module) -> ModuleSummary:
                 if kind is not None:
                     fusion_kinds[kind] += 1
     entry = module.entry
-    shape_text = _ShapeText()
+    shape_text = ShapeFacts()
     return ModuleSummary(
         module=module.name,
         computations=len(module.computations),

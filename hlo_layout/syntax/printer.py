@@ -8,6 +8,7 @@ text that parses back to an equal tree (tests/syntax/test_roundtrip.py).
 from __future__ import annotations
 
 from hlo_layout.syntax.layout_text import LAYOUT_PROPERTIES, LayoutProperty, property_default
+from hlo_layout.syntax.opcodes import CONSTANT, PARAMETER
 from hlo_layout.syntax.shape import (
     UNBOUNDED,
     ArrayShape,
@@ -90,9 +91,9 @@ def print_operand(operand: Operand) -> str:
 def print_instruction(instruction: Instruction) -> str:
     """One instruction line as XLA prints it (`%` names, operands without inline shapes unless
     the dump had them)."""
-    if instruction.opcode == "constant" and instruction.literal is not None:
+    if instruction.opcode == CONSTANT and instruction.literal is not None:
         args = instruction.literal
-    elif instruction.opcode == "parameter" and instruction.parameter_number is not None:
+    elif instruction.opcode == PARAMETER and instruction.parameter_number is not None:
         args = str(instruction.parameter_number)
     else:
         args = ", ".join(print_operand(o) for o in instruction.operands)

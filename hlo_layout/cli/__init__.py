@@ -1,23 +1,16 @@
 """The `hlo-layout` command: thin wiring from arguments to library calls to renderers.
 
 Exit codes (README "Exit codes"): 0 ok, 1 a check failed, 2 usage error, 3 unreadable or invalid
-input, 4 internal error (a bug in hlo-layout).
+input, 4 internal error (a bug in hlo-layout). Command modules load lazily (`cli/app.py`).
 """
 
 from __future__ import annotations
 
 import sys
 
-from hlo_layout.cli.app import app
-from hlo_layout.cli.common import EXIT_INTERNAL, report_internal
+from hlo_layout.cli.app import COMMANDS, app
 
-# Importing the command modules registers their commands on `app`.
-from hlo_layout.cli import check_cmd, diff_cmd, inspect_cmd, layout_cmd  # noqa: F401  isort: skip
-from hlo_layout.cli import indexing_cmd  # noqa: F401  isort: skip
-from hlo_layout.cli import memory_cmd  # noqa: F401  isort: skip
-from hlo_layout.cli import sharding_cmd  # noqa: F401  isort: skip
-
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "app", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -30,5 +23,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
     except BaseException as e:  # a bug that escaped the per-command guard
+        from hlo_layout.cli.common import EXIT_INTERNAL, report_internal
+
         report_internal(e, " ".join(sys.argv[1:2]) or "")
         sys.exit(EXIT_INTERNAL)

@@ -17,23 +17,12 @@ from hlo_layout.cli.common import (
     FormatOpt,
     OutputFormat,
     TopOpt,
-    emit_json,
     guard,
     report_error,
     stderr_console,
     stdout_console,
 )
-from hlo_layout.errors import HloLayoutError
-from hlo_layout.layout.buffer_assignment import (
-    BufferAssignment,
-    buffer_assignment_beside,
-    read_buffer_assignment,
-)
-from hlo_layout.layout.module_memory import MemoryReport, memory_report
-from hlo_layout.report.model import inspect_json, module_summary
 from hlo_layout.report.progress_view import progress_stages
-from hlo_layout.syntax.parse import HloInputError, parse_file_modules
-from hlo_layout.syntax.tree import Module
 
 BuffersOpt = Annotated[
     Path | None,
@@ -54,20 +43,6 @@ StreamOpt = Annotated[
         show_default=False,
     ),
 ]
-
-
-def _streamed(path: Path, buffers: Path | None) -> bool:
-    """Write the JSON of one big dump by streaming; False when it needs the whole-file path."""
-    from hlo_layout.report.stream_json import NeedsWholeFile, stream_inspect_json
-    from hlo_layout.syntax.stream import StreamFallback
-
-    ba_path = buffers if buffers is not None else buffer_assignment_beside(path)
-    assignment = read_buffer_assignment(ba_path) if ba_path is not None else None
-    try:
-        stream_inspect_json(path, sys.stdout, assignment)
-    except (StreamFallback, NeedsWholeFile):
-        return False
-    return True
 
 
 def _size(path: Path) -> int:
@@ -94,69 +69,44 @@ def inspect(
     stdout; see the README for the keys.
     """
     with guard("inspect"):
+        from hlo_layout import api
+
         if buffers is not None and len(dumps) != 1:
             stderr_console().print("error: --buffers goes with exactly one dump")
             raise typer.Exit(EXIT_USAGE)
-        if output_format is OutputFormat.json and len(dumps) == 1 and computation is None:
-            from hlo_layout.report.stream_json import STREAM_THRESHOLD
-
-            big = _size(dumps[0]) > STREAM_THRESHOLD
-            if (stream if stream is not None else big) and _streamed(dumps[0], buffers):
-                return
-        modules: list[tuple[str, Module]] = []
-        assignments: dict[int, BufferAssignment] = {}
-        reports: dict[int, MemoryReport] = {}
-        failed = False
-        with progress_stages(stderr_console(), sum(_size(p) for p in dumps)) as stages:
-            for path in dumps:
-                stages.start(f"reading {path.name}")
-                try:
-                    found = parse_file_modules(path)
-                    if not found:
-                        raise HloInputError(f"{path}: no HLO module, computation or instruction")
-                except HloLayoutError as e:
-                    report_error(e)
-                    failed = True
-                    continue
-                ba_path = buffers if buffers is not None else None
-                if ba_path is None and len(found) == 1:
-                    ba_path = buffer_assignment_beside(path)
-                assignment = None
-                if ba_path is not None:
-                    try:
-                        assignment = read_buffer_assignment(ba_path)
-                    except HloLayoutError as e:
-                        report_error(e)
-                        failed = True
-                for module in found:
-                    if computation is not None and module.computation(computation) is None:
-                        continue
-                    n = len(modules)
-                    modules.append((str(path), module))
-                    if assignment is not None:
-                        assignments[n] = assignment
-                    stages.start(f"measuring {module.name or path.name}")
-                    reports[n] = memory_report(
-                        module,
-                        computation=computation,
-                        assignment=assignments.get(n),
-                        top=top,
-                        progress=stages.callback,
-                    )
-        if computation is not None and not modules and not failed:
+        size = sum(_size(p) for p in dumps)
+        with progress_stages(stderr_console(), size) as stages:
+            if output_format is OutputFormat.json and computation is None:
+                result = api.write_inspect_json(
+                    dumps,
+                    sys.stdout,
+                    computation=computation,
+                    buffers=buffers,
+                    stream=stream,
+                    progress=stages,
+                )
+            else:
+                result = api.inspect(
+                    dumps,
+                    computation=computation,
+                    buffers=buffers,
+                    top=top,
+                    progress=stages,
+                    strict=False,
+                )
+        for error in result.errors:
+            report_error(error)
+        if computation is not None and not result.modules and not result.errors:
             stderr_console().print(f"error: no computation named '{computation}' in the dumps")
             raise typer.Exit(EXIT_USAGE)
         if output_format is OutputFormat.json:
-            emit_json(
-                inspect_json(
-                    modules, computation=computation, assignments=assignments, reports=reports
-                )
-            )
+            if computation is not None:
+                result.write_json(sys.stdout)
         else:
             from hlo_layout.report.inspect_view import render_inspect
 
-            summaries = [(file, module_summary(m)) for file, m in modules]
-            ordered = [reports[n] for n in range(len(modules))]
-            stdout_console().print(render_inspect(summaries, top, ordered))
-        if failed:
+            summaries = [(m.file, m.summary) for m in result.modules]
+            reports = [m.memory for m in result.modules]
+            stdout_console().print(render_inspect(summaries, top, reports))
+        if result.errors:
             raise SystemExit(EXIT_INPUT)

@@ -15,7 +15,7 @@ multi-output instruction asks that instruction for output i (XLA always asks for
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from hlo_layout.indexing.operand import (
     simplify_operand_indexing,
 )
 from hlo_layout.indexing.rules import OpContext, input_to_output, output_to_input
+from hlo_layout.syntax import index as syntax_index
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
@@ -115,39 +116,9 @@ class _Walk:
 
 
 def _post_order(computation: Computation, session: dict[Any, Any]) -> list[Instruction]:
-    """Every instruction after all of its operands (XLA's `MakeInstructionPostOrder`), computed
-    once per computation and kept in `session`."""
-    key = ("post_order", id(computation))
-    cached = session.get(key)
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
-    order: list[Instruction] = []
-    state: dict[str, int] = {}
-    for start in computation.instructions:
-        if start.name in state:
-            continue
-        stack: list[tuple[Instruction, Iterator[Instruction]]] = []
-        state[start.name] = 1
-        stack.append((start, _producers(computation, start)))
-        while stack:
-            node, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                stack.pop()
-                state[node.name] = 2
-                order.append(node)
-            elif nxt.name not in state:
-                state[nxt.name] = 1
-                stack.append((nxt, _producers(computation, nxt)))
-    session[key] = order
-    return order
-
-
-def _producers(computation: Computation, instruction: Instruction) -> Iterator[Instruction]:
-    for operand in instruction.operands:
-        producer = computation.resolve(operand)
-        if producer is not None:
-            yield producer
+    """Every instruction after all of its operands (XLA's `MakeInstructionPostOrder`), from the
+    syntax index (cached on the computation)."""
+    return syntax_index.post_order(computation)
 
 
 def _shape_element(shape: Shape, element: int | None) -> Shape:
@@ -331,17 +302,7 @@ def fusion_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexin
 
 
 def _users(computation: Computation, session: dict[Any, Any]) -> dict[str, list[Instruction]]:
-    key = ("users", id(computation))
-    cached = session.get(key)
-    if cached is None:
-        cached = {}
-        for instruction in computation.instructions:
-            for operand in instruction.operands:
-                users = cached.setdefault(operand.name, [])
-                if not users or users[-1] is not instruction:
-                    users.append(instruction)
-        session[key] = cached
-    return cached  # type: ignore[no-any-return]
+    return syntax_index.users(computation)  # from the syntax index (cached on the computation)
 
 
 def computation_input_to_output(

@@ -35,7 +35,7 @@ def is_tuple(x: object) -> bool:
 def product(t: IntTuple) -> int:
     """Number of coordinates of a (nested) shape: `((4,2),(4,3))` → 96."""
     if is_tuple(t):
-        return math.prod(product(x) for x in t)  # type: ignore[union-attr]
+        return math.prod(product(x) for x in t)  # type: ignore[union-attr,misc]
     return t  # type: ignore[return-value]
 
 
@@ -100,8 +100,8 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple) -> int:
             n = product(s)
             result += crd2idx(crd % n, s, d)  # type: ignore[operator]
             crd = crd // n  # type: ignore[operator]
-        return result + crd2idx(crd, shape[-1], stride[-1])  # type: ignore[index]
-    return crd * stride  # type: ignore[operator]  # "int" "int" "int"
+        return result + crd2idx(crd, shape[-1], stride[-1])  # type: ignore[index,return-value]
+    return crd * stride  # type: ignore[operator,return-value]  # "int" "int" "int"
 
 
 #: TLA's name for `crd2idx`.

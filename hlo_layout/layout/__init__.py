@@ -6,14 +6,8 @@ function (ShapeUtil::ArraySize, LayoutUtil::LinearIndexForNestedTiling, …); ru
 ../shared/docs/layout_rules.md.
 """
 
-from hlo_layout.layout.buffer_assignment import (
-    Allocation,
-    AssignedValue,
-    BufferAssignment,
-    buffer_assignment_beside,
-    parse_buffer_assignment,
-    read_buffer_assignment,
-)
+from typing import TYPE_CHECKING, Any
+
 from hlo_layout.layout.element_type import (
     BIT_WIDTH,
     POINTER_BYTES,
@@ -112,3 +106,31 @@ __all__ = [
     "tiling_pattern",
     "tiling_steps",
 ]
+
+#: Loaded on first use: reading a buffer assignment needs the HLO parser, the layout rules don't.
+_LAZY = (
+    "Allocation",
+    "AssignedValue",
+    "BufferAssignment",
+    "buffer_assignment_beside",
+    "parse_buffer_assignment",
+    "read_buffer_assignment",
+)
+
+if TYPE_CHECKING:
+    from hlo_layout.layout.buffer_assignment import (
+        Allocation,
+        AssignedValue,
+        BufferAssignment,
+        buffer_assignment_beside,
+        parse_buffer_assignment,
+        read_buffer_assignment,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from hlo_layout.layout import buffer_assignment
+
+        return getattr(buffer_assignment, name)
+    raise AttributeError(f"module 'hlo_layout.layout' has no attribute {name!r}")

@@ -21,6 +21,8 @@ from hlo_layout.layout.size import (
     sized_physical_dims,
 )
 from hlo_layout.layout.tiling import physical_axes, tiled_dims
+from hlo_layout.syntax.layout_text import PADDING_PROPERTIES
+from hlo_layout.syntax.printer import print_property
 from hlo_layout.syntax.shape import ArrayShape, Tile
 
 
@@ -150,11 +152,4 @@ def tiling_pattern(shape: ArrayShape) -> str:
     layout = shape.layout
     if layout is None:
         return "untiled"
-    parts = []
-    if layout.tiles:
-        parts.append("T" + "".join(str(t) for t in layout.tiles))
-    if layout.tail_padding_alignment != 1:
-        parts.append(f"L({layout.tail_padding_alignment})")
-    if layout.element_size_bits:
-        parts.append(f"E({layout.element_size_bits})")
-    return "".join(parts) or "untiled"
+    return "".join(print_property(layout, p) for p in PADDING_PROPERTIES) or "untiled"

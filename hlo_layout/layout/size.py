@@ -166,7 +166,8 @@ def array_bytes(shape: ArrayShape, index: tuple[int, ...] = ()) -> ArrayBytes:
 
 
 def _sum(values: tuple[int | None, ...]) -> int | None:
-    return None if any(v is None for v in values) else sum(values)  # type: ignore[misc]
+    known = [v for v in values if v is not None]
+    return sum(known) if len(known) == len(values) else None
 
 
 @dataclass(frozen=True, slots=True)

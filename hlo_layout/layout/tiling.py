@@ -254,11 +254,12 @@ def index_at_offset(
     final = steps[-1].after if steps else d
     if not 0 <= offset < math.prod(final):
         raise LayoutError(f"offset {offset} is outside the buffer's {math.prod(final)} elements")
-    c: tuple[int, ...] | None = delinearize(offset, final)
+    c: tuple[int, ...] = delinearize(offset, final)
     for step in reversed(steps):
-        c = _backward(step, c)
-        if c is None:
+        back = _backward(step, c)
+        if back is None:
             return None
+        c = back
     return c
 
 

@@ -25,6 +25,7 @@ from hlo_layout.indexing.operand import (
 )
 from hlo_layout.indexing.physical import physical_operand_indexing
 from hlo_layout.indexing.rules import OpContext, Unsupported, input_to_output, output_to_input
+from hlo_layout.syntax.opcodes import FUSION
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
@@ -156,7 +157,7 @@ def find_target(
     wanted = (fusion or instruction or "").removeprefix("%") or None
     kind = "fusion" if fusion is not None or wanted is None else "instruction"
     everything = [(f, m, c, i) for f, m in modules for c, i in _instructions(m)]
-    pool = [t for t in everything if kind == "instruction" or t[3].opcode == "fusion"]
+    pool = [t for t in everything if kind == "instruction" or t[3].opcode == FUSION]
     for file, module, comp, inst in pool:
         if inst.name == wanted:
             return file, module, comp, inst
@@ -228,7 +229,7 @@ def indexing_report(
                 shape = operand.shape or TupleShape(())
             operands.append((operand.ref, shape))
         target, opcode = inst.name, inst.opcode
-        kind = "fusion" if inst.opcode == "fusion" else "instruction"
+        kind = "fusion" if inst.opcode == FUSION else "instruction"
     outputs = _outputs(result_shape)
     collected: list[list[MapEntry]] = [[] for _ in operands]
     notes: list[str] = []

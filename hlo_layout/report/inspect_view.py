@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from rich.console import Group, RenderableType, group
 from rich.table import Table
@@ -11,6 +10,7 @@ from rich.text import Text
 
 from hlo_layout.layout.module_memory import MemoryReport
 from hlo_layout.report.memory_view import render_memory
+from hlo_layout.report.model import ModuleSummary
 
 
 def _counts(title: str, rows: list[tuple[str, int]], top: int, style: str) -> Table:
@@ -34,20 +34,20 @@ def _counts(title: str, rows: list[tuple[str, int]], top: int, style: str) -> Ta
 
 @group()
 def _module(
-    summary: dict[str, Any], file: str, top: int, report: MemoryReport | None
+    summary: ModuleSummary, file: str, top: int, report: MemoryReport | None
 ) -> Iterator[RenderableType]:
-    name = summary["module"] or "(no module header)"
+    name = summary.module or "(no module header)"
     head = Text.assemble(("module ", "hlo.muted"), (name, "hlo.name"), ("  " + file, "hlo.muted"))
     yield head
-    by_kind = ", ".join(f"{n} {k}" for k, n in summary["computations_by_kind"].items())
+    by_kind = ", ".join(f"{n} {k}" for k, n in summary.computations_by_kind.items())
     yield Text(
-        f"{summary['computations']:,} computations ({by_kind}), "
-        f"{summary['instructions']:,} instructions"
-        + (f"; entry {summary['entry']}" if summary["entry"] else "")
+        f"{summary.computations:,} computations ({by_kind}), "
+        f"{summary.instructions:,} instructions"
+        + (f"; entry {summary.entry}" if summary.entry else "")
     )
-    yield _counts("opcodes", summary["opcodes"], top, "hlo.opcode")
-    if summary["fusions_by_kind"]:
-        yield _counts("fusions by kind", summary["fusions_by_kind"], top, "hlo.opcode")
+    yield _counts("opcodes", summary.opcodes, top, "hlo.opcode")
+    if summary.fusions_by_kind:
+        yield _counts("fusions by kind", summary.fusions_by_kind, top, "hlo.opcode")
     yield Text("")
     if report is not None:
         yield render_memory(report, top)
@@ -55,7 +55,7 @@ def _module(
 
 
 def render_inspect(
-    summaries: list[tuple[str, dict[str, Any]]],
+    summaries: Sequence[tuple[str, ModuleSummary]],
     top: int,
     reports: Sequence[MemoryReport | None] | None = None,
 ) -> RenderableType:

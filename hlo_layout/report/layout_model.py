@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from hlo_layout.errors import HloLayoutError, HloSyntaxError
-from hlo_layout.interop import axe_json, cute_string
-from hlo_layout.interop.errors import InteropError
 from hlo_layout.layout.element_type import logical_bits
 from hlo_layout.layout.errors import LayoutError
 from hlo_layout.layout.memory_space import memory_space
@@ -32,7 +30,7 @@ from hlo_layout.layout.tiling import (
     tile_grid,
     tiled_dims,
 )
-from hlo_layout.syntax.parse import parse_shape
+from hlo_layout.syntax.fragments import parse_shape
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 
@@ -113,13 +111,17 @@ def _array(
     cute_text: str | None = None
     axe_doc: dict[str, Any] | None = None
     interop_error: str | None = None
-    try:
-        if cute:
-            cute_text = cute_string(shape)
-        if axe:
-            axe_doc = axe_json(shape)
-    except InteropError as e:
-        interop_error = e.message
+    if cute or axe:  # the interop converters load only when asked for
+        from hlo_layout.interop import axe_json, cute_string
+        from hlo_layout.interop.errors import InteropError
+
+        try:
+            if cute:
+                cute_text = cute_string(shape)
+            if axe:
+                axe_doc = axe_json(shape)
+        except InteropError as e:
+            interop_error = e.message
     why = explain_padding(shape)
     sized = sized_physical_dims(shape)
     tiles = shape_tiles(shape)

@@ -9,21 +9,24 @@ model (`hlo_layout/layout/module_memory.py`).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.module_memory import LeafRow, MemoryReport, ShapeFacts, memory_report
+from hlo_layout.report.json_text import SPLICE, dumps_indented, write_document
+from hlo_layout.syntax.opcodes import FUSION
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
 #: Bumped when a key changes meaning or disappears (adding keys does not bump it).
 SCHEMA_VERSION = 1
 
+#: Depth of a computation object in the document (root, `modules`, module, `computations`).
+COMPUTATION_LEVEL = 4
 
-#: XLA's text and footprint per distinct shape object (see ShapeFacts).
-_ShapeText = ShapeFacts
 
-
-def instruction_json(instruction: Instruction, shape_text: _ShapeText) -> dict[str, Any]:
+def instruction_json(instruction: Instruction, shape_text: ShapeFacts) -> dict[str, Any]:
     """One instruction: `name`, `opcode`, `shape` (XLA's spelling, default layouts filled in),
     `operands` (names, `x#1` kept), `is_root`, the byte figures of its shape (`logical_bytes`,
     `physical_bytes`, `padding_bytes`: array leaves summed, null when unknown) and its
@@ -54,7 +57,7 @@ def instruction_json(instruction: Instruction, shape_text: _ShapeText) -> dict[s
 def computation_json(
     module: Module,
     computation: Computation,
-    shape_text: _ShapeText,
+    shape_text: ShapeFacts,
     entry: Computation | None = None,
 ) -> dict[str, Any]:
     """One computation; `entry` saves looking the ENTRY up again for each computation."""
@@ -66,7 +69,7 @@ def computation_json(
 
 def computation_object(
     computation: Computation,
-    shape_text: _ShapeText,
+    shape_text: ShapeFacts,
     kind: str,
     is_entry: bool,
     instructions: list[Any] | None = None,
@@ -81,6 +84,33 @@ def computation_object(
         "is_entry": is_entry,
         "instructions": instructions,
     }
+
+
+def computation_pieces(
+    computation: Computation, shape_text: ShapeFacts, kind: str, is_entry: bool
+) -> Iterator[str]:
+    """The computation's object as document text (at COMPUTATION_LEVEL), one instruction at a
+    time: a computation of a million instructions never becomes one Python structure."""
+    if not computation.instructions:
+        yield dumps_indented(
+            computation_object(computation, shape_text, kind, is_entry, []), COMPUTATION_LEVEL
+        )
+        return
+    shell = dumps_indented(
+        computation_object(computation, shape_text, kind, is_entry, [SPLICE]), COMPUTATION_LEVEL
+    )
+    marker = dumps_indented(SPLICE)
+    head, _, tail = shell.partition(marker)
+    yield head
+    level = COMPUTATION_LEVEL + 2
+    separator = ",\n" + "  " * level
+    first = True
+    for instruction in computation.instructions:
+        if not first:
+            yield separator
+        first = False
+        yield dumps_indented(instruction_json(instruction, shape_text), level)
+    yield tail
 
 
 def leaf_json(row: LeafRow) -> dict[str, Any]:
@@ -164,6 +194,31 @@ def memory_json(report: MemoryReport) -> dict[str, Any]:
     return out
 
 
+def module_head(
+    module_name: str | None,
+    file: str | None,
+    entry: str | None,
+    attributes: dict[str, str],
+    report: MemoryReport,
+    *,
+    has_computations: bool,
+) -> dict[str, Any]:
+    """One module object of `inspect --format json`, its computations left as a splice marker
+    (`write_inspect_json` writes them in place)."""
+    return {
+        "module": module_name,
+        "file": file,
+        "entry": entry,
+        "attributes": attributes,
+        "computations": [SPLICE] if has_computations else [],
+        **memory_json(report),
+    }
+
+
+def _selected(module: Module, computation: str | None) -> list[Computation]:
+    return [c for c in module.computations if computation is None or c.name == computation]
+
+
 def module_json(
     module: Module,
     file: str | None = None,
@@ -173,11 +228,11 @@ def module_json(
     report: MemoryReport | None = None,
 ) -> dict[str, Any]:
     """One module object of `inspect --format json` (only `computation` when one is named)."""
-    shape_text = _ShapeText()
+    shape_text = ShapeFacts()
     entry = module.entry
     if report is None:
         report = memory_report(module, computation=computation, assignment=assignment)
-    computations = [c for c in module.computations if computation is None or c.name == computation]
+    computations = _selected(module, computation)
     return {
         "module": module.name,
         "file": file,
@@ -214,7 +269,57 @@ def inspect_json(
     }
 
 
-def module_summary(module: Module) -> dict[str, Any]:
+def write_inspect_json(
+    out: TextIO,
+    modules: Sequence[tuple[str, Module, MemoryReport]],
+    *,
+    computation: str | None = None,
+) -> None:
+    """Write `json.dumps(inspect_json(...), indent=2, ensure_ascii=False)` plus a newline to
+    `out`, one instruction at a time (never the whole document in memory)."""
+    shape_text = ShapeFacts()
+    heads = []
+    for file, module, report in modules:
+        entry = module.entry
+        heads.append(
+            module_head(
+                module.name,
+                file,
+                entry.name if entry is not None else None,
+                {a.key: a.raw for a in module.attributes},
+                report,
+                has_computations=bool(_selected(module, computation)),
+            )
+        )
+    spliced = [m for m in modules if _selected(m[1], computation)]
+
+    def fill(n: int) -> Iterator[Iterator[str]]:
+        module = spliced[n][1]
+        entry = module.entry
+        for c in _selected(module, computation):
+            kind = "entry" if c is entry else module.kind(c)
+            yield computation_pieces(c, shape_text, kind, c is entry)
+
+    write_document(out, {"schema_version": SCHEMA_VERSION, "modules": heads}, fill)
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleSummary:
+    """Counts for the human view: computations by kind, instructions, opcodes, fusion kinds, and
+    the entry's signature (XLA's shape text)."""
+
+    module: str | None
+    computations: int
+    computations_by_kind: dict[str, int]
+    instructions: int
+    opcodes: list[tuple[str, int]]
+    fusions_by_kind: list[tuple[str, int]]
+    entry: str | None
+    entry_parameters: list[tuple[str, str]]
+    entry_result: str | None
+
+
+def module_summary(module: Module) -> ModuleSummary:
     """Counts for the human view: computations by kind, instructions, opcodes, fusion kinds."""
     kinds: Counter[str] = Counter()
     opcodes: Counter[str] = Counter()
@@ -223,22 +328,22 @@ def module_summary(module: Module) -> dict[str, Any]:
         kinds[module.kind(computation)] += 1
         for instruction in computation.instructions:
             opcodes[instruction.opcode] += 1
-            if instruction.opcode == "fusion":  # only then split the attributes for `kind=`
+            if instruction.opcode == FUSION:  # only then split the attributes for `kind=`
                 kind = instruction.fusion_kind
                 if kind is not None:
                     fusion_kinds[kind] += 1
     entry = module.entry
-    shape_text = _ShapeText()
-    return {
-        "module": module.name,
-        "computations": len(module.computations),
-        "computations_by_kind": dict(sorted(kinds.items())),
-        "instructions": module.instruction_count,
-        "opcodes": sorted(opcodes.items(), key=lambda kv: (-kv[1], kv[0])),
-        "fusions_by_kind": sorted(fusion_kinds.items(), key=lambda kv: (-kv[1], kv[0])),
-        "entry": entry.name if entry is not None else None,
-        "entry_parameters": [
+    shape_text = ShapeFacts()
+    return ModuleSummary(
+        module=module.name,
+        computations=len(module.computations),
+        computations_by_kind=dict(sorted(kinds.items())),
+        instructions=module.instruction_count,
+        opcodes=sorted(opcodes.items(), key=lambda kv: (-kv[1], kv[0])),
+        fusions_by_kind=sorted(fusion_kinds.items(), key=lambda kv: (-kv[1], kv[0])),
+        entry=entry.name if entry is not None else None,
+        entry_parameters=[
             (p.name, shape_text(p.shape)) for p in (entry.parameter_instructions if entry else ())
         ],
-        "entry_result": shape_text(entry.root.shape) if entry and entry.root else None,
-    }
+        entry_result=shape_text(entry.root.shape) if entry and entry.root else None,
+    )

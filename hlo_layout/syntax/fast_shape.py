@@ -4,17 +4,21 @@ A cold parse meets a few hundred distinct shape strings; through Lark each costs
 millisecond, which alone is half the parse time of a 2 MB dump. XLA prints shapes one way (no
 spaces, `{...}` layouts, properties from a small set), and this reader accepts exactly that subset
 and returns None for anything else, which `parse_shape` then hands to the grammar. It builds the
-values with the grammar's own constructors (`make_array_shape`), so validation is shared, and
-tests/syntax/test_fast_shape.py shows it gives the grammar's tree for every shape in the corpus
-and for generated ones.
+values with the grammar's own constructors (`layout_text.make_array_shape`), so validation is
+shared, and tests/syntax/test_fast_shape.py shows it gives the grammar's tree for every shape in
+the corpus and for generated ones.
 """
 
 from __future__ import annotations
 
 import re
 
-from hlo_layout.limits import LimitExceeded
-from hlo_layout.syntax.grammar import make_array_shape
+from hlo_layout.syntax.layout_text import (
+    INT_PROPERTIES,
+    TYPE_PROPERTIES,
+    ShapeTextError,
+    make_array_shape,
+)
 from hlo_layout.syntax.shape import COMBINE, UNBOUNDED, Shape, SplitConfig, Tile, TupleShape
 
 # `f32[2,<=3,?]{1,0:T(8,128)(2,1)S(1)}`: a layout only when a digit or ':' follows '{' (as the
@@ -26,16 +30,9 @@ _ARRAY = re.compile(
 _PROP = re.compile(
     r"T((?:\((?:[0-9]+|\*)(?:,(?:[0-9]+|\*))*\))+)"  # 1 tiles
     r"|SC((?:\([0-9]+:[0-9]+(?:,[0-9]+)*\))+)"  # 2 split configs
-    r"|([LESM])\(([0-9]+)\)"  # 3, 4 integer properties
-    r"|([#*])\(([a-z][a-z0-9]*)\)"  # 5, 6 index / pointer type
+    r"|([" + re.escape("".join(INT_PROPERTIES)) + r"])\(([0-9]+)\)"  # 3, 4 integer properties
+    r"|([" + re.escape("".join(TYPE_PROPERTIES)) + r"])\(([a-z][a-z0-9]*)\)"  # 5, 6 type names
 )
-_INT_PROPS = {
-    "L": "tail_padding_alignment",
-    "E": "element_size_bits",
-    "S": "memory_space",
-    "M": "dynamic_shape_metadata_prefix_bytes",
-}
-_TYPE_PROPS = {"#": "index_type", "*": "pointer_type"}
 _GROUP = re.compile(r"\(([^()]*)\)")
 _INDEX_COMMENT = re.compile(r"/\*index=[0-9]+\*/")
 
@@ -65,9 +62,9 @@ def _props(text: str) -> list[tuple[str, object]] | None:
                 configs.append(SplitConfig(int(dim), tuple(int(i) for i in indices.split(","))))
             props.append(("split_configs", tuple(configs)))
         elif int_key is not None:
-            props.append((_INT_PROPS[int_key], int(int_value)))
+            props.append((INT_PROPERTIES[int_key], int(int_value)))
         else:
-            props.append((_TYPE_PROPS[type_key], type_value))
+            props.append((TYPE_PROPERTIES[type_key], type_value))
         pos = m.end()
     return props
 
@@ -100,9 +97,7 @@ def _array(text: str, pos: int) -> tuple[Shape, int] | None:
         layout = (minor_to_major, props, m.start(), m.end())
     try:
         return make_array_shape(element_type + "[", _dims(dims), layout), m.end()
-    except LimitExceeded:  # too big to build: the grammar would only spend longer saying so
-        raise
-    except Exception:  # invalid: the grammar path reports it with its position
+    except ShapeTextError:  # invalid: the grammar path reports it with its position
         return None
 
 

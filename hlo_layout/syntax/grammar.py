@@ -18,17 +18,16 @@ from lark import Lark, Token, Transformer, v_args
 from hlo_layout import limits
 from hlo_layout.errors import HloSemanticError, Source, Span
 from hlo_layout.syntax import values as V
+from hlo_layout.syntax.layout_text import ShapeTextError as _Bad
+from hlo_layout.syntax.layout_text import make_array_shape as make_array_shape  # re-exported
+from hlo_layout.syntax.layout_text import make_layout as make_layout  # re-exported
 from hlo_layout.syntax.shape import (
     COMBINE,
     UNBOUNDED,
-    ArrayShape,
     BufferShape,
-    Layout,
-    OpaqueShape,
     Shape,
     SplitConfig,
     Tile,
-    TokenShape,
     TupleShape,
 )
 from hlo_layout.syntax.tree import (
@@ -81,83 +80,6 @@ def _unescape(token: str) -> str:
         return ast.literal_eval('"' + body.replace("\n", "\\n") + '"')
     except (ValueError, SyntaxError):
         return body
-
-
-class _Bad(Exception):
-    """A semantic problem found while building a node; carries the offending offsets."""
-
-    def __init__(self, message: str, start: int, end: int):
-        super().__init__(message)
-        self.message = message
-        self.start = start
-        self.end = end
-
-
-def make_layout(
-    rank: int, minor_to_major: tuple[int, ...], props: list[tuple[str, Any]], start: int, end: int
-) -> Layout:
-    """Validate and build a Layout (XLA's ValidateLayoutForShape, in our words)."""
-    if minor_to_major or props is not None:
-        if len(minor_to_major) != rank:
-            raise _Bad(
-                f"layout has {len(minor_to_major)} minor-to-major entries but the shape has "
-                f"rank {rank}",
-                start,
-                end,
-            )
-        if sorted(minor_to_major) != list(range(rank)):
-            raise _Bad(
-                f"minor_to_major {{{','.join(map(str, minor_to_major))}}} is not a permutation "
-                f"of 0..{rank - 1}",
-                start,
-                end,
-            )
-    fields: dict[str, Any] = {}
-    unknown: list[str] = []
-    for key, val in props:
-        if key == "unknown_props":
-            unknown.append(val)
-        elif key == "tiles":
-            fields["tiles"] = fields.get("tiles", ()) + val
-        elif key == "split_configs":
-            fields["split_configs"] = fields.get("split_configs", ()) + val
-        else:
-            fields[key] = val
-    if unknown:
-        fields["unknown_props"] = tuple(unknown)
-    for tile in fields.get("tiles", ()):
-        if any(d <= 0 and d != COMBINE for d in tile.dims):
-            raise _Bad(
-                f"tile {tile} has an entry <= 0 (only positive sizes or * are valid)", start, end
-            )
-    if fields.get("tail_padding_alignment", 1) < 1:
-        raise _Bad("L(n) needs n >= 1", start, end)
-    if fields.get("element_size_bits", 0) < 0:
-        raise _Bad("E(n) needs n >= 0", start, end)
-    return Layout(minor_to_major=minor_to_major, **fields)
-
-
-def make_array_shape(
-    head: str, dims: list[tuple[int, bool]], layout: tuple[tuple[int, ...], list, int, int] | None
-) -> Shape:
-    element_type = head[:-1]
-    if element_type == "token":
-        return TokenShape()
-    if element_type == "opaque":
-        return OpaqueShape()
-    sizes = tuple(d for d, _ in dims)
-    tiles = [t.dims for k, v in (layout[1] if layout else ()) if k == "tiles" for t in v]
-    problem = limits.array_problem(sizes, tiles)
-    if problem is not None:
-        raise limits.LimitExceeded(problem)
-    dynamic = tuple(dyn for _, dyn in dims)
-    if not any(dynamic):
-        dynamic = ()
-    built = None
-    if layout is not None:
-        m2m, props, start, end = layout
-        built = make_layout(len(sizes), m2m, props, start, end)
-    return ArrayShape(element_type, sizes, dynamic, built)
 
 
 @v_args(inline=True)

@@ -9,158 +9,26 @@ the full Lark parse, which is also what reports errors, with positions.
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import gzip
 import io
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
-
-from lark.exceptions import (
-    LarkError,
-    UnexpectedCharacters,
-    UnexpectedEOF,
-    UnexpectedInput,
-    UnexpectedToken,
-    VisitError,
-)
+from typing import BinaryIO
 
 from hlo_layout import limits
-from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError, Source, Span
-from hlo_layout.syntax.grammar import HloTransformer, lark_parser
-from hlo_layout.syntax.shape import Shape
+from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError, Source
+from hlo_layout.syntax.fragments import check_literal as check_literal  # re-exported
+from hlo_layout.syntax.fragments import lark_items as lark_items  # re-exported
+from hlo_layout.syntax.fragments import lark_parse
+from hlo_layout.syntax.fragments import parse_shape as parse_shape  # re-exported
+from hlo_layout.syntax.fragments import parse_value as parse_value  # re-exported
 from hlo_layout.syntax.tree import Module
-from hlo_layout.syntax.values import Value
-
-#: How terminals are named in "expected ..." messages.
-_TERMINAL_NAMES = {
-    "WORD": "a name",
-    "INT": "an integer",
-    "STRING": "a string",
-    "ARRAY_HEAD": "a shape like f32[",
-    "LAYOUT_OPEN": "a layout",
-    "LAYOUT_LANGLE": "a layout",
-    "LPAR": "'('",
-    "RPAR": "')'",
-    "LSQB": "'['",
-    "RSQB": "']'",
-    "LBRACE": "'{'",
-    "RBRACE": "'}'",
-    "LANGLE": "'<'",
-    "RANGLE": "'>'",
-    "COMMA": "','",
-    "EQUAL": "'='",
-    "COLON": "':'",
-    "HASH": "'#'",
-    "STAR": "'*'",
-    "QMARK": "'?'",
-    "LESSTHAN": "'<'",
-    "MORETHAN": "'>'",
-    "CHAIN_SEP": "'=' or ':'",
-    "ROOT": "ROOT",
-    "ENTRY": "ENTRY",
-    "CONSTANT": "constant",
-    "PARAMETER": "parameter",
-    "SECTION_NAME": "a section name",
-    "IOTA_T": "T(...)",
-    "UPPER": "a layout property",
-    "$END": "end of input",
-}
 
 
 class HloInputError(HloLayoutError):
     """A path that cannot be read as HLO text (missing, a directory, undecodable)."""
-
-
-def _expected_names(expected: Any) -> tuple[str, ...]:
-    names = set()
-    for term in expected or ():
-        name = _TERMINAL_NAMES.get(term)
-        if name is None:
-            if term.startswith("__ANON") or term.startswith("_"):
-                continue
-            name = f"'{term.lower()}'" if term.isupper() and len(term) < 12 else term
-        names.add(name)
-    return tuple(sorted(names))[:8]
-
-
-def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSyntaxError:
-    """One Lark exception → HloSyntaxError with a span into `source`."""
-    if isinstance(error, UnexpectedToken):
-        token = error.token
-        pos = token.start_pos if token.start_pos is not None else len(source.text) - offset
-        end = token.end_pos if token.end_pos is not None else pos + 1
-        if token.type == "$END":
-            message = "unexpected end of input"
-            pos = end = len(source.text) - offset
-        else:
-            message = f"unexpected {token.value!r}"
-        return HloSyntaxError(
-            message,
-            Span(pos + offset, max(end, pos + 1) + offset, source),
-            _expected_names(error.expected),
-        )
-    if isinstance(error, UnexpectedCharacters):
-        pos = error.pos_in_stream or 0
-        char = source.text[pos + offset] if pos + offset < len(source.text) else ""
-        return HloSyntaxError(
-            f"unexpected character {char!r}",
-            Span(pos + offset, pos + offset + 1, source),
-            _expected_names(error.allowed),
-        )
-    if isinstance(error, UnexpectedEOF):
-        pos = len(source.text)
-        return HloSyntaxError(
-            "unexpected end of input", Span(pos, pos, source), _expected_names(error.expected)
-        )
-    return HloSyntaxError(str(error), None)
-
-
-class _ItemsTransformer(HloTransformer):
-    """The top-level items of a piece of a file, not yet grouped into modules."""
-
-    def start(self, *items: Any) -> tuple[Any, ...]:
-        if len(items) == 1 and isinstance(items[0], list):  # called without v_args inlining
-            return tuple(items[0])
-        return items
-
-
-def lark_parse(
-    text: str, source: Source, start: str = "start", offset: int = 0, *, items: bool = False
-) -> Any:
-    """Parse `text` (which sits at `offset` in `source`) with the full grammar and transform it.
-
-    With `items`, return the top-level items (headers, sections, computations, instructions)
-    instead of modules: the scanner joins them with its own.
-    """
-    if len(text) >= limits.NESTING_CHECK_MIN_CHARS:
-        limits.check_nesting(source, offset, offset + len(text))
-    try:
-        tree = lark_parser().parse(text, start=start)
-        transformer = (_ItemsTransformer if items else HloTransformer)(source, offset)
-        transformer.text = text  # raw values are cut from the parsed piece, not the whole source
-        return transformer.transform(tree)
-    except UnexpectedInput as e:
-        raise _convert(e, source, offset) from None
-    except VisitError as e:
-        if isinstance(e.orig_exc, HloLayoutError):
-            raise e.orig_exc from None
-        if limits.is_int_digits_error(e.orig_exc):
-            raise limits.long_integer_error(source, offset, offset + len(text)) from None
-        raise
-    except RecursionError:
-        raise HloSyntaxError(
-            "input is nested too deeply to parse", Span(offset, offset + 1, source)
-        ) from None
-    except LarkError as e:  # pragma: no cover - defensive: any other Lark failure is bad input
-        raise HloSyntaxError(str(e), Span(offset, offset + 1, source)) from None
-
-
-def lark_items(text: str, source: Source, offset: int) -> tuple[Any, ...]:
-    """The top-level items of `text`, a piece of `source` starting at `offset`."""
-    return lark_parse(text, source, offset=offset, items=True)  # type: ignore[no-any-return]
 
 
 #: Above this many characters a parse freezes its tree out of the collector's reach.
@@ -299,51 +167,3 @@ def parse_file_modules(
 ) -> tuple[Module, ...]:
     """`parse_modules` on a file's text (plain or gzip; `-` reads standard input)."""
     return parse_modules(read_text(path), source_name(path), engine=engine, verify=verify)
-
-
-@functools.lru_cache(maxsize=65536)
-def _shape_cached(text: str) -> Shape:
-    from hlo_layout.syntax.fast_shape import fast_shape
-
-    shape = fast_shape(text)
-    if shape is not None:
-        return shape
-    return lark_parse(text, Source(text, "<shape>"), start="shape")
-
-
-def parse_shape(text: str) -> Shape:
-    """A shape string as XLA prints it: `bf16[8,128]{1,0:T(8,128)(2,1)}`, `(f32[], s32[2])`, also
-    with the `<...>` layout notation. Memoized by exact text."""
-    text = text.strip()
-    try:
-        return _shape_cached(text)
-    except limits.LimitExceeded as e:
-        if e.span is None or e.span.source.name == "<shape>":  # the caller locates the text
-            raise limits.LimitExceeded(e.message, None, text) from None
-        raise
-
-
-@functools.lru_cache(maxsize=65536)
-def _value_cached(text: str) -> Value:
-    return lark_parse(text, Source(text, "<attribute>"), start="value")
-
-
-def parse_value(raw: str, span: Span | None = None) -> Value:
-    """An attribute value's generic structure; errors point into the file when `span` is given."""
-    try:
-        return _value_cached(raw)
-    except HloSyntaxError as e:
-        if span is None or e.span is None:
-            raise
-        s = e.span
-        raise HloSyntaxError(
-            "in attribute value: " + e.message,
-            Span(span.start + s.start, span.start + s.end, span.source),
-            e.expected,
-        ) from None
-
-
-@functools.lru_cache(maxsize=16384)
-def check_literal(text: str) -> None:
-    """Validate a constant's literal against the grammar (raises HloSyntaxError)."""
-    lark_parse(text, Source(text, "<literal>"), start="literal")

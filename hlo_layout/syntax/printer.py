@@ -7,6 +7,8 @@ text that parses back to an equal tree (tests/syntax/test_roundtrip.py).
 
 from __future__ import annotations
 
+from hlo_layout.syntax.layout_text import LAYOUT_PROPERTIES, LayoutProperty, property_default
+from hlo_layout.syntax.opcodes import CONSTANT, PARAMETER
 from hlo_layout.syntax.shape import (
     UNBOUNDED,
     ArrayShape,
@@ -20,35 +22,28 @@ from hlo_layout.syntax.shape import (
 from hlo_layout.syntax.tree import Computation, Instruction, Module, Operand
 
 
+def print_property(layout: Layout, prop: LayoutProperty) -> str:
+    """One property as XLA prints it (`T(8,128)(2,1)`, `S(1)`), or "" at its default."""
+    value = getattr(layout, prop.field)
+    if value == property_default(prop):
+        return ""
+    kind = prop.kind
+    if kind == "tiles" or kind == "splits":
+        return prop.letter + "".join(str(v) for v in value)
+    if kind == "names":
+        return prop.letter + "(" + ",".join(value) + ")"
+    if kind == "shape":
+        return prop.letter + "(" + print_shape(value) + ")"
+    return f"{prop.letter}({value})"
+
+
 def print_layout(layout: Layout) -> str:
-    """`{m2m:props}` with properties in XLA's printing order (layout_rules.md §1.3)."""
-    out = ["{", ",".join(map(str, layout.minor_to_major))]
-    props: list[str] = []
-    if layout.dim_level_types:
-        props.append("D(" + ",".join(layout.dim_level_types) + ")")
-    if layout.tiles:
-        props.append("T" + "".join(str(t) for t in layout.tiles))
-    if layout.tail_padding_alignment != 1:
-        props.append(f"L({layout.tail_padding_alignment})")
-    if layout.index_type:
-        props.append(f"#({layout.index_type})")
-    if layout.pointer_type:
-        props.append(f"*({layout.pointer_type})")
-    if layout.element_size_bits:
-        props.append(f"E({layout.element_size_bits})")
-    if layout.memory_space:
-        props.append(f"S({layout.memory_space})")
-    if layout.split_configs:
-        props.append("SC" + "".join(str(s) for s in layout.split_configs))
-    if layout.physical_shape is not None:
-        props.append(f"P({print_shape(layout.physical_shape)})")
-    if layout.dynamic_shape_metadata_prefix_bytes:
-        props.append(f"M({layout.dynamic_shape_metadata_prefix_bytes})")
+    """`{m2m:props}` with properties in XLA's printing order (LAYOUT_PROPERTIES)."""
+    props = [print_property(layout, prop) for prop in LAYOUT_PROPERTIES]
     props.extend(layout.unknown_props)
-    if props:
-        out.append(":" + "".join(props))
-    out.append("}")
-    return "".join(out)
+    text = "".join(props)
+    m2m = ",".join(map(str, layout.minor_to_major))
+    return "{" + m2m + (":" + text if text else "") + "}"
 
 
 def _dim(size: int, dynamic: bool) -> str:
@@ -96,9 +91,9 @@ def print_operand(operand: Operand) -> str:
 def print_instruction(instruction: Instruction) -> str:
     """One instruction line as XLA prints it (`%` names, operands without inline shapes unless
     the dump had them)."""
-    if instruction.opcode == "constant" and instruction.literal is not None:
+    if instruction.opcode == CONSTANT and instruction.literal is not None:
         args = instruction.literal
-    elif instruction.opcode == "parameter" and instruction.parameter_number is not None:
+    elif instruction.opcode == PARAMETER and instruction.parameter_number is not None:
         args = str(instruction.parameter_number)
     else:
         args = ", ".join(print_operand(o) for o in instruction.operands)

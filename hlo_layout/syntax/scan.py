@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 from hlo_layout.errors import HloLayoutError, Source, Span
 from hlo_layout.limits import LimitExceeded
+from hlo_layout.syntax.fragments import check_literal, lark_items, lark_parse, parse_shape
 from hlo_layout.syntax.grammar import assemble_modules
-from hlo_layout.syntax.parse import check_literal, lark_items, lark_parse, parse_shape
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import (
     Attribute,

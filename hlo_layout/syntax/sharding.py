@@ -22,6 +22,7 @@ the printer `HloSharding::ToString`. The forms:
 
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 import re
@@ -282,7 +283,7 @@ class _Reader:
             raise self.error(f"integer {value[:24]}… of {len(value)} digits does not fit in int64")
         return int(value)
 
-    def int_list(self, close: str) -> tuple[int, ...]:
+    def int_list(self, close: str) -> tuple[builtins.int, ...]:
         out = [self.int()]
         while self.peek()[1] == ",":
             self.next()

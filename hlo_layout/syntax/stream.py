@@ -53,7 +53,7 @@ def _open(path: Path) -> IO[str]:
     if b"\x00" in head:
         raw.close()
         raise HloInputError(f"{path}: binary data, not HLO text")
-    return io.TextIOWrapper(raw, encoding="utf-8", newline="")  # type: ignore[arg-type]
+    return io.TextIOWrapper(raw, encoding="utf-8", newline="")
 
 
 def _opens_computation(stripped: str) -> bool:

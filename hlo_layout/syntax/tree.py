@@ -17,25 +17,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, overload
 
 from hlo_layout.errors import Span
+from hlo_layout.syntax import index
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION, PARAMETER
 from hlo_layout.syntax.shape import Shape
 
 if TYPE_CHECKING:
     from hlo_layout.syntax.values import Value
-
-#: Attribute keys whose value names called computations (HloInstruction::called_computations).
-CALLED_COMPUTATION_KEYS = (
-    "calls",
-    "to_apply",
-    "condition",
-    "body",
-    "branch_computations",
-    "true_computation",
-    "false_computation",
-    "scatter",
-    "select",
-    "async_computation",
-    "called_computations",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,26 +36,12 @@ class Attribute:
     @property
     def value(self) -> Value:
         """The generic structure of the value (parsed by the grammar, memoized by text)."""
-        from hlo_layout.syntax.parse import parse_value
+        from hlo_layout.syntax.fragments import parse_value
 
         return parse_value(self.raw, self.span)
 
     def __str__(self) -> str:
         return f"{self.key}={self.raw}"
-
-
-_CALLS_RE = re.compile(r"(?:^|[\s,])(?:" + "|".join(CALLED_COMPUTATION_KEYS) + r")=")
-
-
-def computation_kind(is_entry: bool, caller_opcodes: list[str]) -> str:
-    """`entry`, `fusion` (called only by fusion instructions), `called`, or `unused`."""
-    if is_entry:
-        return "entry"
-    if not caller_opcodes:
-        return "unused"
-    if all(op == "fusion" for op in caller_opcodes):
-        return "fusion"
-    return "called"
 
 
 class LazyAttributes(Sequence[Attribute]):
@@ -195,7 +168,7 @@ class Instruction(NamedTuple):
         from hlo_layout.syntax.attrs import computation_names
 
         attributes = self.attributes
-        if isinstance(attributes, LazyAttributes) and not attributes.mentions(_CALLS_RE):
+        if isinstance(attributes, LazyAttributes) and not attributes.mentions(index.CALLS_RE):
             return ()  # no need to split a tail that names no called computation
         out: list[str] = []
         for a in attributes:
@@ -205,7 +178,7 @@ class Instruction(NamedTuple):
 
     @property
     def fusion_kind(self) -> str | None:
-        if self.opcode != "fusion":
+        if self.opcode != FUSION:
             return None  # never split the attributes of the many non-fusion instructions
         a = self.attr("kind")
         return a.raw if a is not None else None
@@ -238,6 +211,7 @@ class Computation:
     _by_name: dict[str, Instruction] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    _cache: dict[str, object] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         by_name = self._by_name
@@ -246,6 +220,11 @@ class Computation:
 
     def __getitem__(self, name: str) -> Instruction:
         return self._by_name[name.removeprefix("%")]
+
+    def __repr__(self) -> str:
+        """One line, whatever the computation's size."""
+        entry = "ENTRY " if self.is_entry else ""
+        return f"<Computation {entry}{self.name!r}: {len(self.instructions)} instructions>"
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.removeprefix("%") in self._by_name
@@ -268,7 +247,7 @@ class Computation:
     @property
     def parameter_instructions(self) -> tuple[Instruction, ...]:
         """`parameter(N)` instructions ordered by N."""
-        params = [i for i in self.instructions if i.opcode == "parameter"]
+        params = [i for i in self.instructions if i.opcode == PARAMETER]
         return tuple(sorted(params, key=lambda i: i.parameter_number or 0))
 
 
@@ -324,29 +303,11 @@ class Module:
     @property
     def callers(self) -> dict[str, tuple[tuple[Computation, Instruction], ...]]:
         """For each computation name, the (computation, instruction) pairs that call it."""
-        cached = self._cache.get("callers")
-        if cached is not None:
-            return cached  # type: ignore[return-value]
-        out: dict[str, list[tuple[Computation, Instruction]]] = {}
-        search = _CALLS_RE.search
-        for c in self.computations:
-            for i in c.instructions:
-                attributes = i.attributes
-                # Most instructions call nothing: skip them without splitting their attributes.
-                if not attributes or (
-                    type(attributes) is LazyAttributes and search(attributes._text) is None
-                ):
-                    continue
-                for callee in i.called_computations:
-                    out.setdefault(callee, []).append((c, i))
-        result = {k: tuple(v) for k, v in out.items()}
-        self._cache["callers"] = result
-        return result
+        return index.callers(self)
 
     def kind(self, computation: Computation) -> str:
         """`entry`, `fusion` (called by fusion instructions), `called` or `unused`."""
-        callers = self.callers.get(computation.name, ())
-        return computation_kind(computation is self.entry, [i.opcode for _, i in callers])
+        return index.kind(self, computation)
 
     @property
     def instruction_count(self) -> int:
@@ -356,3 +317,10 @@ class Module:
         from hlo_layout.syntax.printer import print_module
 
         return print_module(self)
+
+    def __repr__(self) -> str:
+        """One line, whatever the module's size (the text is `str(module)`)."""
+        return (
+            f"<Module {self.name!r}: {len(self.computations)} computations, "
+            f"{self.instruction_count} instructions>"
+        )

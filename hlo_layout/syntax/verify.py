@@ -12,6 +12,7 @@ computations is legal text. Only a repeat within one computation is an error.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hlo_layout.errors import HloSemanticError, Span
@@ -31,7 +32,9 @@ class Problem:
         return HloSemanticError(self.message, self.span)
 
 
-def _computation_problems(module: Module, computation: Computation) -> list[Problem]:
+def computation_problems(computation: Computation) -> list[Problem]:
+    """The rules one computation breaks on its own (duplicate instruction names, undefined
+    operands); the streamed reader runs this on each computation as it is read."""
     by_name = computation._by_name
     instructions = computation.instructions
     # Fast path (every parse runs this): names unique when the index holds them all, operands
@@ -72,13 +75,27 @@ def _computation_problems(module: Module, computation: Computation) -> list[Prob
     return problems
 
 
-def verify(module: Module) -> tuple[Problem, ...]:
-    """Every rule `module` breaks, in text order (empty when it is well formed)."""
-    problems: list[Problem] = []
-    names: set[str] = set()
-    for computation in module.computations:
-        if computation.name in names and not computation.synthetic:
-            problems.append(
+class ModuleVerifier:
+    """The whole-module rules, fed one computation at a time (in text order).
+
+    One implementation for both readers: `verify` feeds a parsed module's computations; the
+    streamed reader feeds each computation as it is read, then drops it (it keeps only names).
+    Mirrors XLA's HloParserImpl::ParseComputation ("expects only one ENTRY", a computation name
+    used twice) and ParseInstruction (an operand or a called computation that does not exist).
+    """
+
+    __slots__ = ("_callees", "_entry_seen", "names", "problems")
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.names: set[str] = set()
+        self._entry_seen = False
+        self._callees: set[str] = set()
+
+    def add(self, computation: Computation) -> None:
+        """Check `computation` on its own and against the computations added before it."""
+        if computation.name in self.names and not computation.synthetic:
+            self.problems.append(
                 Problem(
                     f"duplicate computation name '{computation.name}'",
                     computation.name,
@@ -86,11 +103,33 @@ def verify(module: Module) -> tuple[Problem, ...]:
                     computation.span,
                 )
             )
-        names.add(computation.name)
-        problems.extend(_computation_problems(module, computation))
+        self.names.add(computation.name)
+        if computation.is_entry:
+            if self._entry_seen:
+                self.problems.append(
+                    Problem("expects only one ENTRY", computation.name, None, computation.span)
+                )
+            self._entry_seen = True
+        self.problems.extend(computation_problems(computation))
+
+    def add_callees(self, names: Iterable[str]) -> None:
+        """Computation names called from the computations added (checked by `unknown_callees`)."""
+        self._callees.update(names)
+
+    def unknown_callees(self) -> set[str]:
+        return self._callees - self.names
+
+
+def verify(module: Module) -> tuple[Problem, ...]:
+    """Every rule `module` breaks, in text order (empty when it is well formed)."""
+    verifier = ModuleVerifier()
+    for computation in module.computations:
+        verifier.add(computation)
+    problems = verifier.problems
     # A header-less snippet may call computations it does not include. `callers` is cached on
     # the module, so this costs nothing more once anything asks for computation kinds.
     if module.name is not None:
+        names = verifier.names
         for callee, sites in module.callers.items():
             if callee not in names:
                 for computation, instruction in sites:
@@ -106,12 +145,16 @@ def verify(module: Module) -> tuple[Problem, ...]:
     return tuple(problems)
 
 
-def check(module: Module) -> Module:
-    """`module` itself when it is well formed; raises the first problem as HloSemanticError."""
-    problems = verify(module)
+def raise_problems(problems: tuple[Problem, ...]) -> None:
+    """Raise the first problem as HloSemanticError (noting how many more there are)."""
     if problems:
         error = problems[0].error()
-        if len(problems) > 1:
+        if len(problems) > 1 and hasattr(error, "add_note"):  # Python 3.11+
             error.add_note(f"{len(problems) - 1} more problem(s) of this kind in the module")
         raise error
+
+
+def check(module: Module) -> Module:
+    """`module` itself when it is well formed; raises the first problem as HloSemanticError."""
+    raise_problems(verify(module))
     return module

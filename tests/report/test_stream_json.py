@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 from typer.testing import CliRunner
 
 from hlo_layout.cli import app
 from tests.conftest import corpus_id, hlo_files
+from tests.robustness.mutations import mutated_dumps
 
 runner = CliRunner()
 FILES = hlo_files()
@@ -45,3 +48,82 @@ def test_truncated_gzip_is_an_input_error_in_both_paths(tmp_path: Path) -> None:
         result = runner.invoke(app, ["inspect", str(broken), "-f", "json", mode])
         assert result.exit_code == 3, (mode, result.output)
         assert "broken gzip data" in result.stderr
+
+
+_MODULE = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(f32[] %a, f32[] %b), metadata={op_name="jit(f)/αβγ 名前 ✓"}
+}
+
+%body (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0), metadata={op_name="ünïcödé"}
+  ROOT %n = f32[4]{0} negate(f32[4]{0} %p)
+}
+
+ENTRY %main (x: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0)
+  %c = f32[4]{0} call(f32[4]{0} %x), to_apply=%body
+  ROOT %r = f32[4]{0} add(f32[4]{0} %c, f32[4]{0} %x)
+}
+"""
+
+#: Each case: (what it breaks, text). The in-memory path's verdict is the reference.
+CASES = {
+    "valid, non-ASCII metadata in every computation but the last": _MODULE,
+    "duplicate instruction name": _MODULE.replace("%b = f32[] parameter", "%a = f32[] parameter"),
+    "duplicate computation name": _MODULE.replace("%body (p", "%add (p").replace("=%body", "=%add"),
+    "undefined operand": _MODULE.replace("negate(f32[4]{0} %p)", "negate(f32[4]{0} %q)"),
+    "unknown callee": _MODULE.replace("to_apply=%body", "to_apply=%nowhere"),
+    "two ENTRY computations": _MODULE.replace("%body (p", "ENTRY %body (p"),
+    "no ENTRY": _MODULE.replace("ENTRY %main", "%main"),
+    "second module": _MODULE + "\n" + _MODULE.replace("HloModule m", "HloModule m2"),
+}
+
+
+@pytest.mark.parametrize("text", list(CASES.values()), ids=list(CASES))
+def test_streamed_equals_in_memory_on_every_verdict(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "dump.txt"
+    path.write_text(text, encoding="utf-8")
+    whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
+    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
+    assert streamed.exit_code == whole.exit_code, streamed.output
+    assert streamed.stdout == whole.stdout
+    assert streamed.stderr == whole.stderr
+    json.loads(streamed.stdout)  # valid JSON whatever the verdict
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if not n.startswith(("valid", "no ", "sec"))])
+def test_semantic_errors_exit_3_in_both_paths(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "dump.txt"
+    path.write_text(CASES[name], encoding="utf-8")
+    for mode in ("--stream", "--no-stream"):
+        result = runner.invoke(app, ["inspect", str(path), "-f", "json", mode])
+        assert result.exit_code == 3, (name, mode)
+        assert result.stderr.startswith(f"{path}:"), result.stderr
+
+
+def test_non_ascii_spool_round_trip(tmp_path: Path) -> None:
+    """The spool is read back by byte offsets: every fragment decodes and parses."""
+    path = tmp_path / "dump.txt"
+    path.write_text(CASES["valid, non-ASCII metadata in every computation but the last"])
+    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
+    assert streamed.exit_code == 0
+    document = json.loads(streamed.stdout)
+    names = [c["name"] for c in document["modules"][0]["computations"]]
+    assert names == ["add", "body", "main"]
+    kinds = [c["kind"] for c in document["modules"][0]["computations"]]
+    assert kinds == ["unused", "called", "entry"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(mutated_dumps())
+def test_streamed_equals_in_memory_on_fuzz_cases(tmp_path_factory, text: str) -> None:
+    path: Path = tmp_path_factory.mktemp("stream") / "dump.txt"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
+    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
+    assert streamed.exit_code == whole.exit_code
+    assert streamed.stdout == whole.stdout

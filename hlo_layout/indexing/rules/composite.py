@@ -27,7 +27,7 @@ def _output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
     check_ranks(
         result,
         ctx.output_shape(output_id).rank,
-        lambda k: params[k].shape.rank if isinstance(params[k].shape, ArrayShape) else None,
+        lambda k: params[k].shape.rank if isinstance(params[k].shape, ArrayShape) else None,  # type: ignore[union-attr]
     )
     return result
 

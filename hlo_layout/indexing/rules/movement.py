@@ -304,7 +304,7 @@ def tuple_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing
     not read for it. (XLA gives unknown here; fusion roots use the same fact.)"""
     _check_tuple_arity(ctx)
     out = ctx.output_shape(output_id)
-    slots = [frozenset() for _ in range(ctx.num_operands)]
+    slots: list[frozenset] = [frozenset() for _ in range(ctx.num_operands)]
     slots[output_id] = InstructionIndexing.of(IndexingMap.identity(out.dims)).maps[0]
     return InstructionIndexing(tuple(slots))
 
@@ -314,7 +314,7 @@ def tuple_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
     sits in slot `input_id`, the element it reaches)."""
     _check_tuple_arity(ctx)
     operand = ctx.operand_shape(input_id)
-    slots = [frozenset() for _ in range(ctx.num_outputs)]
+    slots: list[frozenset] = [frozenset() for _ in range(ctx.num_outputs)]
     slots[input_id] = InstructionIndexing.of(IndexingMap.identity(operand.dims)).maps[0]
     return InstructionIndexing(tuple(slots))
 

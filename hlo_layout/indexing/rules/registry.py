@@ -206,7 +206,7 @@ def input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
 
 
 def check_ranks(
-    result: InstructionIndexing, num_dims: int, slot_rank: Callable[[int], int | None]
+    result: InstructionIndexing, num_dims: int | None, slot_rank: Callable[[int], int | None]
 ) -> None:
     """A map whose dims or results do not fit the shapes is a rule bug or a malformed
     instruction; either way it must not reach a composition, so the whole result is refused."""

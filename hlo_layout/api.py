@@ -1,0 +1,253 @@
+"""The library API of `inspect`: one pipeline from dump to typed records (and to JSON).
+
+>>> import hlo_layout
+>>> result = hlo_layout.inspect("HloModule m\\nENTRY e { ROOT p = f32[4]{0} parameter(0) }")
+>>> result
+<InspectResult: 1 module(s), 0 error(s)>
+>>> result.modules[0].memory.entry_parameters[0].physical_bytes
+16
+
+The CLI (`cli/inspect_cmd.py`) only parses arguments, calls `inspect` or `write_inspect_json`,
+picks a renderer and maps errors to exit codes. Streaming (`report/stream_json.py`) is an
+implementation detail of `write_inspect_json`: it writes the same bytes as the in-memory path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+from hlo_layout.errors import HloLayoutError
+
+if TYPE_CHECKING:
+    from hlo_layout.layout.buffer_assignment import BufferAssignment
+    from hlo_layout.layout.module_memory import MemoryReport
+    from hlo_layout.report.model import ModuleSummary
+    from hlo_layout.syntax.tree import Module
+
+Source = str | Path
+"""A dump: a `Path`, or a `str` that is HLO text when it holds a newline or `{`, else a path."""
+
+
+class Progress(Protocol):
+    """What `inspect` reports while it works (the CLI's progress bar implements it)."""
+
+    def start(self, description: str) -> None:
+        """A new stage begins (reading a file, measuring a module)."""
+
+    @property
+    def callback(self) -> Callable[[int, int], None] | None:
+        """Called with (done, total) while a stage runs; None when nobody is watching."""
+
+
+@dataclass(frozen=True, slots=True)
+class InspectedModule:
+    """One module of a dump with what `inspect` found in it: the tree, its memory report and
+    the compiler's buffer assignment when one was read."""
+
+    file: str
+    module: Module
+    memory: MemoryReport
+    assignment: BufferAssignment | None = None
+    computation: str | None = None
+
+    @property
+    def summary(self) -> ModuleSummary:
+        """Counts for the human view (computed on each access)."""
+        from hlo_layout.report.model import module_summary
+
+        return module_summary(self.module)
+
+    def to_dict(self) -> dict[str, Any]:
+        """This module's object of the `inspect --format json` document."""
+        from hlo_layout.report.model import module_json
+
+        return module_json(
+            self.module,
+            self.file,
+            computation=self.computation,
+            assignment=self.assignment,
+            report=self.memory,
+        )
+
+    def __repr__(self) -> str:
+        return f"<InspectedModule {self.module.name!r} from {self.file!r}>"
+
+
+@dataclass(frozen=True, slots=True)
+class InspectResult:
+    """Every module read, and the input errors met on the way (a dump that failed is skipped)."""
+
+    modules: tuple[InspectedModule, ...]
+    errors: tuple[HloLayoutError, ...] = ()
+    computation: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `inspect --format json` document (the CLI prints exactly this)."""
+        from hlo_layout.report.model import SCHEMA_VERSION
+
+        return {"schema_version": SCHEMA_VERSION, "modules": [m.to_dict() for m in self.modules]}
+
+    def write_json(self, out: TextIO) -> None:
+        """`json.dumps(self.to_dict(), indent=2, ensure_ascii=False)` and a newline, written one
+        instruction at a time."""
+        from hlo_layout.report.model import write_inspect_json as write
+
+        write(
+            out, [(m.file, m.module, m.memory) for m in self.modules], computation=self.computation
+        )
+
+    def __repr__(self) -> str:
+        return f"<InspectResult: {len(self.modules)} module(s), {len(self.errors)} error(s)>"
+
+
+def _is_text(source: Source) -> bool:
+    return isinstance(source, str) and ("\n" in source or "{" in source)
+
+
+def _sources(sources: Source | Sequence[Source]) -> list[Source]:
+    if isinstance(sources, str | Path):
+        return [sources]
+    return list(sources)
+
+
+def _read_modules(source: Source) -> tuple[str, tuple[Module, ...]]:
+    from hlo_layout.syntax.parse import HloInputError, parse_file_modules, parse_modules
+
+    if _is_text(source):
+        found = parse_modules(str(source))
+        file = "<string>"
+    else:
+        found = parse_file_modules(source)
+        file = str(source)
+    if not found:
+        raise HloInputError(f"{file}: no HLO module, computation or instruction")
+    return file, found
+
+
+def inspect(
+    sources: Source | Sequence[Source],
+    *,
+    computation: str | None = None,
+    buffers: Source | None = None,
+    top: int | None = 10,
+    progress: Progress | None = None,
+    strict: bool = True,
+) -> InspectResult:
+    """Read dumps and measure where their memory goes.
+
+    `computation` keeps only the modules holding a computation of that name and reports on it
+    alone; `buffers` is XLA's *buffer-assignment.txt (with one dump; else it is looked for
+    beside a single-module dump); `top` is how many of the largest buffers each report keeps.
+    With `strict` (the default) the first input error raises; without it, errors are collected
+    in `InspectResult.errors` and the other dumps are still read (what the CLI does).
+    """
+    from hlo_layout.layout.buffer_assignment import (
+        buffer_assignment_beside,
+        read_buffer_assignment,
+    )
+    from hlo_layout.layout.module_memory import memory_report
+
+    items = _sources(sources)
+    if buffers is not None and len(items) != 1:
+        raise ValueError("buffers= goes with exactly one dump")
+    modules: list[InspectedModule] = []
+    errors: list[HloLayoutError] = []
+
+    def failed(error: HloLayoutError) -> None:
+        if strict:
+            raise error
+        errors.append(error)
+
+    for source in items:
+        if progress is not None:
+            progress.start("reading " + ("text" if _is_text(source) else Path(source).name))
+        try:
+            file, found = _read_modules(source)
+        except HloLayoutError as e:
+            failed(e)
+            continue
+        ba_path: Path | None = Path(buffers) if buffers is not None else None
+        if ba_path is None and len(found) == 1 and not _is_text(source):
+            ba_path = buffer_assignment_beside(Path(source))
+        assignment = None
+        if ba_path is not None:
+            try:
+                assignment = read_buffer_assignment(ba_path)
+            except HloLayoutError as e:
+                failed(e)
+        for module in found:
+            if computation is not None and module.computation(computation) is None:
+                continue
+            if progress is not None:
+                progress.start(f"measuring {module.name or file}")
+            report = memory_report(
+                module,
+                computation=computation,
+                assignment=assignment,
+                top=top,
+                progress=progress.callback if progress is not None else None,
+            )
+            modules.append(InspectedModule(file, module, report, assignment, computation))
+    return InspectResult(tuple(modules), tuple(errors), computation)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def write_inspect_json(
+    sources: Source | Sequence[Source],
+    out: TextIO,
+    *,
+    computation: str | None = None,
+    buffers: Source | None = None,
+    stream: bool | None = None,
+    progress: Progress | None = None,
+) -> InspectResult:
+    """Write the `inspect --format json` document of `sources` to `out`; the result holds the
+    input errors met (their dumps are left out of the document, as `inspect(strict=False)`).
+
+    One dump file with no `computation` is streamed, one computation in memory at a time, when
+    `stream` is True or (None) it is over STREAM_THRESHOLD; the bytes are the same either way.
+    The returned result of a streamed dump holds no modules (they were never kept).
+    """
+    items = _sources(sources)
+    if len(items) == 1 and computation is None and not _is_text(items[0]):
+        from hlo_layout.report.stream_json import STREAM_THRESHOLD
+
+        path = Path(items[0])
+        big = _size(path) > STREAM_THRESHOLD
+        if (stream if stream is not None else big) and _write_streamed(path, out, buffers):
+            return InspectResult((), (), None)
+    result = inspect(
+        items, computation=computation, buffers=buffers, progress=progress, strict=False
+    )
+    result.write_json(out)
+    return result
+
+
+def _write_streamed(path: Path, out: TextIO, buffers: Source | None) -> bool:
+    """Stream the JSON of one dump; False (nothing written) when the whole-file path must
+    decide, which also reports every input error in its own words."""
+    from hlo_layout.layout.buffer_assignment import (
+        buffer_assignment_beside,
+        read_buffer_assignment,
+    )
+    from hlo_layout.report.stream_json import StreamFallback, stream_inspect_json
+
+    ba_path = Path(buffers) if buffers is not None else buffer_assignment_beside(path)
+    try:
+        assignment = read_buffer_assignment(ba_path) if ba_path is not None else None
+        stream_inspect_json(path, out, assignment, assignment_for_all=buffers is not None)
+    except (StreamFallback, HloLayoutError):
+        return False
+    return True
+
+
+__all__ = ["InspectResult", "InspectedModule", "Progress", "inspect", "write_inspect_json"]

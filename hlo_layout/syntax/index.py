@@ -1,0 +1,186 @@
+"""The syntax index: who calls a computation, who uses a value, in which order, of which kind.
+
+One implementation of the graph facts the tree does not store, used by tree nodes
+(`Module.callers`, `Module.kind`), `verify`, fusion composition (`indexing/fusion.py`), the
+memory model and the streamed reader. Results are cached on the node they describe (outside its
+compared fields), so each is computed once per tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, CONTROL_FLOW, FUSION
+
+if TYPE_CHECKING:
+    from hlo_layout.syntax.tree import Computation, Instruction, Module
+
+#: Finds an attribute naming called computations in an unsplit attribute tail.
+CALLS_RE = re.compile(r"(?:^|[\s,])(?:" + "|".join(CALLED_COMPUTATION_KEYS) + r")=")
+
+#: The computation kinds of `inspect` (JSON `kind`).
+ENTRY, FUSION_KIND, CALLED, UNUSED = "entry", "fusion", "called", "unused"
+
+Callers = dict[str, tuple[tuple["Computation", "Instruction"], ...]]
+
+
+def instructions_calling(computation: Computation) -> Iterator[Instruction]:
+    """The instructions of `computation` that may call computations, without splitting the
+    attribute tails of the many that call none."""
+    from hlo_layout.syntax.tree import LazyAttributes
+
+    search = CALLS_RE.search
+    for i in computation.instructions:
+        attributes = i.attributes
+        if not attributes or (
+            type(attributes) is LazyAttributes and search(attributes._text) is None
+        ):
+            continue
+        yield i
+
+
+def callees(computation: Computation) -> Iterator[tuple[str, Instruction]]:
+    """(called computation name, calling instruction) for every call in `computation`."""
+    for i in instructions_calling(computation):
+        for callee in i.called_computations:
+            yield callee, i
+
+
+def callers(module: Module) -> Callers:
+    """For each computation name, the (computation, instruction) pairs that call it (cached)."""
+    cache = module._cache
+    cached = cache.get("callers")
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    out: dict[str, list[tuple[Computation, Instruction]]] = {}
+    for c in module.computations:
+        for callee, i in callees(c):
+            out.setdefault(callee, []).append((c, i))
+    result = {k: tuple(v) for k, v in out.items()}
+    cache["callers"] = result
+    return result
+
+
+def computation_kind(is_entry: bool, caller_opcodes: Iterable[str]) -> str:
+    """`entry`, `fusion` (called only by fusion instructions), `called`, or `unused`."""
+    if is_entry:
+        return ENTRY
+    opcodes = list(caller_opcodes)
+    if not opcodes:
+        return UNUSED
+    if all(op == FUSION for op in opcodes):
+        return FUSION_KIND
+    return CALLED
+
+
+def holds_buffers(is_entry: bool, caller_opcodes: Iterable[str]) -> bool:
+    """THE rule for which computations hold buffers of their own: the entry and every
+    computation run through control flow (while, conditional, call). A fusion body, a reduce's
+    `to_apply` or a sort comparator is inlined into its caller and allocates nothing.
+
+    The one seam between syntax and memory: `layout/module_memory.buffer_computations` and the
+    streamed JSON both ask this (the peak-memory package takes the rule over from here)."""
+    return is_entry or any(op in CONTROL_FLOW for op in caller_opcodes)
+
+
+def kind(module: Module, computation: Computation) -> str:
+    """`computation`'s kind within `module`."""
+    sites = callers(module).get(computation.name, ())
+    return computation_kind(computation is module.entry, [i.opcode for _, i in sites])
+
+
+def users(computation: Computation) -> dict[str, list[Instruction]]:
+    """For each instruction name, the instructions using it as an operand, in text order, each
+    once (XLA's HloInstruction::users). Cached on the computation."""
+    cache = computation._cache
+    cached = cache.get("users")
+    if cached is None:
+        out: dict[str, list[Instruction]] = {}
+        for instruction in computation.instructions:
+            for operand in instruction.operands:
+                found = out.setdefault(operand.name, [])
+                if not found or found[-1] is not instruction:
+                    found.append(instruction)
+        cached = cache["users"] = out
+    return cached  # type: ignore[return-value]
+
+
+def post_order(computation: Computation) -> list[Instruction]:
+    """Every instruction after all of its operands (XLA's
+    HloComputation::MakeInstructionPostOrder, without control predecessors). Cached."""
+    cache = computation._cache
+    cached = cache.get("post_order")
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    resolve = computation.resolve
+    order: list[Instruction] = []
+    state: dict[str, int] = {}
+
+    def producers(instruction: Instruction) -> Iterator[Instruction]:
+        for operand in instruction.operands:
+            producer = resolve(operand)
+            if producer is not None:
+                yield producer
+
+    for start in computation.instructions:
+        if start.name in state:
+            continue
+        state[start.name] = 1
+        stack: list[tuple[Instruction, Iterator[Instruction]]] = [(start, producers(start))]
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                stack.pop()
+                state[node.name] = 2
+                order.append(node)
+            elif nxt.name not in state:
+                state[nxt.name] = 1
+                stack.append((nxt, producers(nxt)))
+    cache["post_order"] = order
+    return order
+
+
+def computation_post_order(module: Module) -> list[Computation]:
+    """Every computation after the computations it calls (XLA's
+    HloModule::MakeComputationPostOrder); unknown callees are skipped. Cached."""
+    cache = module._cache
+    cached = cache.get("computation_post_order")
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    by_name = {c.name: c for c in module.computations}
+    order: list[Computation] = []
+    done: set[str] = set()
+    for start in module.computations:
+        if start.name in done:
+            continue
+        done.add(start.name)
+        stack = [(start, iter([name for name, _ in callees(start)]))]
+        while stack:
+            node, it = stack[-1]
+            name = next(it, None)
+            if name is None:
+                stack.pop()
+                order.append(node)
+            elif name not in done and name in by_name:
+                done.add(name)
+                callee = by_name[name]
+                stack.append((callee, iter([n for n, _ in callees(callee)])))
+    cache["computation_post_order"] = order
+    return order
+
+
+__all__ = [
+    "CALLS_RE",
+    "callees",
+    "callers",
+    "computation_kind",
+    "computation_post_order",
+    "holds_buffers",
+    "instructions_calling",
+    "kind",
+    "post_order",
+    "users",
+]

@@ -1,0 +1,58 @@
+"""The library API: `hlo_layout.inspect` gives the records the CLI renders, and its JSON is the
+CLI's JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import hlo_layout
+from hlo_layout.cli import app
+from hlo_layout.errors import HloSemanticError
+from tests.conftest import CORPUS, hlo_files
+
+runner = CliRunner()
+FILES = hlo_files()
+TPU = CORPUS / "libtpu-v5e" / "conv" / "conv.after_optimizations.txt"
+
+
+@pytest.mark.parametrize("path", FILES[:: max(1, len(FILES) // 6)], ids=lambda p: p.name)
+def test_to_dict_is_the_cli_json(path: Path) -> None:
+    result = hlo_layout.inspect(path)
+    cli = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
+    assert cli.exit_code == 0, cli.output
+    assert result.to_dict() == json.loads(cli.stdout)
+    out = io.StringIO()
+    result.write_json(out)
+    assert out.getvalue() == cli.stdout
+    assert out.getvalue() == json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def test_records_are_typed_frozen_and_repr_on_one_line() -> None:
+    result = hlo_layout.inspect(TPU)
+    (record,) = result.modules
+    assert record.file == str(TPU)
+    assert record.module.entry is not None
+    assert record.summary.instructions == record.module.instruction_count
+    assert record.memory.entry_parameters
+    with pytest.raises(AttributeError):
+        record.file = "x"  # type: ignore[misc]
+    for thing in (result, record, record.module, record.module.entry):
+        text = repr(thing)
+        assert "\n" not in text and len(text) < 200, text
+
+
+def test_text_source_and_strictness() -> None:
+    good = "HloModule m\nENTRY e {\n  ROOT p = f32[4]{0} parameter(0)\n}\n"
+    result = hlo_layout.inspect(good)
+    assert result.modules[0].file == "<string>"
+    assert result.modules[0].memory.entry_parameters[0].physical_bytes == 16
+    bad = good.replace("ENTRY e", "ENTRY e {\n  ROOT q = f32[] parameter(0)\n}\nENTRY f")
+    with pytest.raises(HloSemanticError, match="only one ENTRY"):
+        hlo_layout.inspect(bad)
+    lenient = hlo_layout.inspect(bad, strict=False)
+    assert lenient.modules == () and len(lenient.errors) == 1

@@ -83,7 +83,9 @@ def _expected_names(expected: Any) -> tuple[str, ...]:
     return tuple(sorted(names))[:8]
 
 
-def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSyntaxError:
+def convert_lark_error(
+    error: UnexpectedInput, source: Source, offset: int = 0
+) -> HloSyntaxError:
     """One Lark exception → HloSyntaxError with a span into `source`."""
     if isinstance(error, UnexpectedToken):
         token = error.token
@@ -121,7 +123,7 @@ def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0)
         tree = lark_parser().parse(text, start=start)
         return HloTransformer(source, offset).transform(tree)
     except UnexpectedInput as e:
-        raise _convert(e, source, offset) from None
+        raise convert_lark_error(e, source, offset) from None
     except VisitError as e:
         if isinstance(e.orig_exc, HloLayoutError):
             raise e.orig_exc from None

@@ -438,7 +438,7 @@ class HloTransformer(Transformer):
     def tuple_shape(self, *elements: Shape) -> TupleShape:
         return TupleShape(tuple(elements))
 
-    def buffer_shape(self, element: Shape) -> BufferShape:
+    def buffer_shape(self, _open: Token, element: Shape) -> BufferShape:
         return BufferShape(element)
 
     @v_args(meta=True)

@@ -28,6 +28,7 @@ from hlo_layout.errors import HloLayoutError, HloSemanticError
 from hlo_layout.syntax import attrs as A
 from hlo_layout.syntax.shape import (
     ArrayShape,
+    Layout,
     Shape,
     TokenShape,
     TupleShape,
@@ -156,8 +157,17 @@ def _infer_one(
         perm = _attr_ints(instruction, "dimensions")
         if sorted(perm) != list(range(x.rank)):
             raise _CannotInfer("dimensions= is not a permutation of the operand's dimensions")
-        return _fresh(
-            x.element_type, tuple(x.dims[p] for p in perm), tuple(_dyn(x, p) for p in perm)
+        # ShapeUtil::PermuteDimensions: the layout is permuted with the dimensions, so the
+        # transpose is a bitcast of its operand.
+        inverse = [0] * len(perm)
+        for i, p in enumerate(perm):
+            inverse[p] = i
+        dynamic = tuple(_dyn(x, p) for p in perm)
+        return ArrayShape(
+            x.element_type,
+            tuple(x.dims[p] for p in perm),
+            dynamic if any(dynamic) else (),
+            Layout(tuple(inverse[d] for d in x.minor_to_major)),
         )
     if op == "broadcast":
         raise _CannotInfer("a broadcast needs its result shape")
@@ -325,8 +335,16 @@ def _infer_computation(
     computation: Computation, callee_root: Callable[[str], Shape], params: dict[int, Shape]
 ) -> Computation:
     """`computation` with every missing shape filled in, in dependency order."""
-    shapes: dict[str, Shape | None] = {i.name: i.shape for i in computation.instructions}
     by_name = {i.name: i for i in computation.instructions}
+    shapes: dict[str, Shape | None] = {}
+    for i in computation.instructions:
+        shapes[i.name] = i.shape
+        if i.shape is not None and i.opcode in XLA_SHAPED_OPCODES:
+
+            def operand_shape(n: int, i: Instruction = i) -> Shape | None:
+                return shapes.get(i.operands[n].name) if n < len(i.operands) else None
+
+            shapes[i.name] = xla_shape(i, operand_shape)
     done: dict[str, Instruction] = {}
     for start in computation.instructions:
         if start.shape is not None or start.name in done:
@@ -429,6 +447,10 @@ def infer_shapes(module: Module) -> Module:
         _infer_computation(c, callee_root, {}) if c.synthetic else c for c in computations
     )
     return dataclasses.replace(module, computations=computations)
+
+
+#: Opcodes whose shape XLA's parser works out from the operands, ignoring the text's.
+XLA_SHAPED_OPCODES = frozenset({"send", "recv", "send-done", "recv-done", "outfeed"})
 
 
 def xla_shape(instruction: Instruction, operand_shape: Callable[[int], Shape | None]) -> Shape:

@@ -203,7 +203,11 @@ def _infer_one(
     if op in ("call",):
         return callee_root(_callee(instruction, "to_apply"))
     if op == "while":
-        return callee_root(_callee(instruction, "body"))
+        # ShapeInference::InferWhileShape: the init operand's shape (the body must agree).
+        _callee(instruction, "body")
+        if len(operands) != 1 or operands[0] is None:
+            raise _CannotInfer("needs one operand")
+        return operands[0]
     if op == "conditional":
         attr = instruction.attr("branch_computations") or instruction.attr("true_computation")
         if attr is None:

@@ -103,13 +103,22 @@ def _pair_computations(
     return pairs
 
 
-def _async_sugar(module_computations: dict[str, Computation], instruction: Instruction) -> str:
-    """The opcode XLA prints for an async-start/-update/-done: `<wrapped root opcode>-start`
-    when the wrapped computation holds one instruction besides its parameters."""
+def _async_sugar(
+    module_computations: dict[str, Computation], computation: Computation, instruction: Instruction
+) -> str:
+    """The opcode XLA prints for an async-start/-update/-done: `<wrapped root opcode>-start`.
+    An -update or -done finds the wrapped computation through its async-start operand."""
     opcode = instruction.opcode
     if not opcode.startswith("async-"):
         return opcode
-    for name in instruction.called_computations:
+    start: Instruction | None = instruction
+    seen = 0
+    while start is not None and start.opcode != "async-start" and start.operands and seen < 64:
+        start = computation.get(start.operands[0].name)
+        seen += 1
+    if start is None:
+        return opcode
+    for name in start.called_computations:
         wrapped = module_computations.get(name)
         if wrapped is not None and wrapped.root is not None:
             return wrapped.root.opcode + opcode.removeprefix("async")
@@ -150,7 +159,7 @@ def compare(modules: tuple[Module, ...], oracle: dict, result: FileResult) -> No
                 and _base(mine.name) != _base(x["name"])
             ):
                 problems.append(f"named {x['name']!r} by XLA")
-            if mine.opcode != x["opcode"] and _async_sugar(ours, mine) != x["opcode"]:
+            if mine.opcode != x["opcode"] and _async_sugar(ours, computation, mine) != x["opcode"]:
                 problems.append(f"opcode {mine.opcode!r}, XLA {x['opcode']!r}")
             shape = _our_shape(computation, mine)
             if shape != x["shape"]:

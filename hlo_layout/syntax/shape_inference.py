@@ -15,8 +15,10 @@ inferred (an opcode XLA requires a shape for, a missing operand, an attribute th
 raises HloSemanticError at the instruction.
 
 NOTE: [send/recv shapes] `send`, `recv`, `send-done`, `recv-done` and `outfeed` have their shape
-worked out from their operands by XLA's parser, whatever the text says. We keep the text's shape
-on the instruction (it is what the dump shows) and `xla_shape` gives XLA's where it differs.
+worked out from their operands by XLA's parser, whatever the text says, and a `constant` takes
+its shape from its literal, which drops an array layout's `E(n)` (literal.cc `SetShape`). We keep
+the text's shape on the instruction (it is what the dump shows); `xla_shape` gives XLA's, and
+shape inference uses XLA's for the operands of an instruction whose shape it infers.
 """
 
 from __future__ import annotations
@@ -454,13 +456,14 @@ def infer_shapes(module: Module) -> Module:
 
 
 #: Opcodes whose shape XLA's parser works out from the operands, ignoring the text's.
-XLA_SHAPED_OPCODES = frozenset({"send", "recv", "send-done", "recv-done", "outfeed"})
+XLA_SHAPED_OPCODES = frozenset({"send", "recv", "send-done", "recv-done", "outfeed", "constant"})
 
 
 def xla_shape(instruction: Instruction, operand_shape: Callable[[int], Shape | None]) -> Shape:
     """The shape XLA's parser gives `send`/`recv`/`send-done`/`recv-done`/`outfeed`, worked
-    out from operand 0 as hlo_parser.cc does (it ignores the text's shape for these opcodes);
-    any other instruction's own shape. `operand_shape(i)` is the shape of operand i."""
+    out from operand 0 as hlo_parser.cc does (it ignores the text's shape for these opcodes), and
+    a `constant` (its literal's shape: no `E(n)`); any other instruction's own shape.
+    `operand_shape(i)` is the shape of operand i."""
     op = instruction.opcode
     token = TokenShape()
     if op == "send":
@@ -479,6 +482,16 @@ def xla_shape(instruction: Instruction, operand_shape: Callable[[int], Shape | N
             return TupleShape((start.elements[0], token))
     elif op == "outfeed":
         return token
+    elif op == "constant":
+        shape = instruction.shape
+        if (
+            isinstance(shape, ArrayShape)
+            and shape.layout is not None
+            and shape.layout.element_size_bits
+        ):
+            return dataclasses.replace(
+                shape, layout=dataclasses.replace(shape.layout, element_size_bits=0)
+            )
     return instruction.shape
 
 

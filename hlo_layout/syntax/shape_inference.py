@@ -15,7 +15,8 @@ inferred (an opcode XLA requires a shape for, a missing operand, an attribute th
 raises HloSemanticError at the instruction.
 
 NOTE: [send/recv shapes] `send`, `recv`, `send-done`, `recv-done` and `outfeed` have their shape
-worked out from their operands by XLA's parser, whatever the text says, and a `constant` takes
+worked out from their operands by XLA's parser, whatever the text says (so do `add-dependency`,
+operand 0's shape, and `after-all`, a token), and a `constant` takes
 its shape from its literal, which drops an array layout's `E(n)` (literal.cc `SetShape`). We keep
 the text's shape on the instruction (it is what the dump shows); `xla_shape` gives XLA's, and
 shape inference uses XLA's for the operands of an instruction whose shape it infers.
@@ -88,13 +89,72 @@ def _elementwise(operands: list[Shape | None], opcode: str) -> Shape:
     return first
 
 
+# (overflow exponent, significand width) of each floating-point type, for HigherPrecisionType.
+_FLOAT_RANGE = {
+    "f64": (1024, 53), "f32": (128, 24), "bf16": (128, 8), "f16": (16, 11),
+    "f8e5m2": (16, 3), "f8e5m2fnuz": (16, 3), "f8e4m3fn": (9, 4), "f8e4m3": (8, 4),
+    "f8e4m3fnuz": (8, 4), "f8e4m3b11fnuz": (5, 4), "f8e3m4": (4, 5), "f4e2m1fn": (3, 2),
+    "f8e8m0fnu": (128, 1),
+}  # fmt: skip
+
+
+def _bit_width(element_type: str) -> int:
+    if element_type == "pred":
+        return 1
+    if element_type in ("f64", "f32", "bf16", "f16"):
+        return {"f64": 64, "f32": 32}.get(element_type, 16)
+    if element_type in _FLOAT_RANGE:
+        return 4 if element_type.startswith("f4") else 8
+    digits = element_type.lstrip("su")
+    return int(digits) if digits.isdigit() else 0
+
+
+def _type_rank(element_type: str) -> tuple[bool, int, int, int, bool]:
+    """primitive_util::HigherPrecisionType's ordering key: complex first, then float range,
+    float precision, bit width, signedness."""
+    component = _COMPLEX_PART.get(element_type, element_type)
+    exponent, significand = _FLOAT_RANGE.get(component, (-1, -1))
+    return (
+        element_type in _COMPLEX_PART,
+        exponent,
+        significand,
+        _bit_width(component),
+        component.startswith("s"),
+    )
+
+
+def _higher_precision(a: str, b: str) -> str:
+    """ShapeUtil::HigherPrecisionElementType."""
+    return a if _type_rank(a) > _type_rank(b) else b
+
+
 def _binary(operands: list[Shape | None]) -> Shape:
+    """ShapeInference::InferElementwiseBinaryOpShape for HLO (no broadcast_dimensions): equal
+    dimensions keep the lhs shape with its layout; otherwise a scalar or size-1 dimensions are
+    broadcast and the result gets the default layout."""
     if len(operands) != 2:
         raise _CannotInfer("needs two operands")
     lhs = _array(operands[0], "operand 0")
     rhs = _array(operands[1], "operand 1")
-    # HLO has no implicit broadcasting except of a scalar; the result takes the larger operand.
-    return rhs if lhs.rank == 0 and rhs.rank > 0 else lhs
+    element_type = _higher_precision(lhs.element_type, rhs.element_type)
+    if lhs.dims == rhs.dims:
+        dynamic = tuple(_dyn(lhs, i) or _dyn(rhs, i) for i in range(lhs.rank))
+        return dataclasses.replace(
+            lhs, element_type=element_type, dynamic=dynamic if any(dynamic) else ()
+        )
+    if lhs.rank != rhs.rank:
+        if lhs.rank and rhs.rank:
+            raise _CannotInfer("operands of different ranks need a broadcast")
+        larger = lhs if lhs.rank else rhs
+        return _fresh(element_type, larger.dims, larger.dynamic)
+    dims = []
+    dynamic_dims = []
+    for i, (a, b) in enumerate(zip(lhs.dims, rhs.dims)):
+        if a != 1 and b != 1:
+            raise _CannotInfer(f"dimension {i} differs ({a} and {b})")
+        dims.append(b if a == 1 else a)
+        dynamic_dims.append(_dyn(rhs, i) if a == 1 else _dyn(lhs, i))
+    return _fresh(element_type, tuple(dims), tuple(dynamic_dims))
 
 
 def _infer_one(
@@ -172,7 +232,49 @@ def _infer_one(
             Layout(tuple(inverse[d] for d in x.minor_to_major)),
         )
     if op == "broadcast":
-        raise _CannotInfer("a broadcast needs its result shape")
+        # hlo_parser.cc passes `dimensions` to InferBroadcastShape as the sizes of new major
+        # dimensions (not as the operand-to-result map the instruction uses); we do the same.
+        x = _array(operands[0] if operands else None, "operand")
+        attr = instruction.attr("dimensions")
+        sizes = A.int_list(attr) if attr is not None else ()
+        if attr is None and x.rank:
+            raise _CannotInfer("needs dimensions=")
+        if any(d < 0 for d in sizes):
+            raise _CannotInfer("a broadcast size is negative")
+        return _fresh(
+            x.element_type,
+            (*sizes, *x.dims),
+            (*(False,) * len(sizes), *(_dyn(x, i) for i in range(x.rank))),
+        )
+    if op == "set-dimension-size":
+        x = _array(operands[0] if operands else None, "operand")
+        (dim,) = _attr_ints(instruction, "dimensions")
+        if not 0 <= dim < x.rank:
+            raise _CannotInfer(f"dimension {dim} is out of range")
+        dynamic = [_dyn(x, i) for i in range(x.rank)]
+        dynamic[dim] = True
+        return dataclasses.replace(x, dynamic=tuple(dynamic))
+    if op in ("batch-norm-training", "batch-norm-grad"):
+        x = _array(operands[0] if operands else None, "operand")
+        feature = A.int_value(_need(instruction, "feature_index"))
+        if not 0 <= feature < x.rank:
+            raise _CannotInfer(f"feature_index {feature} is out of range")
+        vector = _fresh(x.element_type, (x.dims[feature],))
+        return TupleShape((x, vector, vector))
+    if op == "batch-norm-inference":
+        return _array(operands[0] if operands else None, "operand")
+    if op in ("select-and-scatter",):
+        return _array(operands[0] if operands else None, "operand")
+    if op == "triangular-solve":
+        if len(operands) != 2:
+            raise _CannotInfer("needs two operands")
+        return _array(operands[1], "b")
+    if op == "scatter":
+        n = (len(operands) - 1) // 2
+        if n < 1 or any(s is None for s in operands[:n]):
+            raise _CannotInfer("needs operands, indices and updates")
+        shapes = tuple(s for s in operands[:n] if s is not None)
+        return shapes[0] if n == 1 else TupleShape(shapes)
     if op == "concatenate":
         arrays = [_array(s, "operand") for s in operands]
         if not arrays:
@@ -227,7 +329,7 @@ def _infer_one(
             raise _CannotInfer("needs operands")
         shapes = tuple(s for s in operands if s is not None)
         return shapes[0] if len(shapes) == 1 else TupleShape(shapes)
-    raise _CannotInfer(f"XLA needs the shape of a '{op}' written out")
+    raise _CannotInfer("XLA infers no shape for this opcode")
 
 
 def _need(instruction: Instruction, key: str) -> Attribute:
@@ -260,7 +362,9 @@ def _dot(instruction: Instruction, operands: list[Shape | None]) -> Shape:
     out = [lhs.dims[d] for d in lb]
     out += [lhs.dims[d] for d in range(lhs.rank) if d not in lb and d not in lc]
     out += [rhs.dims[d] for d in range(rhs.rank) if d not in rb and d not in rc]
-    return _fresh(lhs.element_type, tuple(out))
+    if any(d >= lhs.rank for d in (*lb, *lc)) or any(d >= rhs.rank for d in (*rb, *rc)):
+        raise _CannotInfer("a dimension number is out of range")
+    return _fresh(_higher_precision(lhs.element_type, rhs.element_type), tuple(out))
 
 
 def _reduce(instruction: Instruction, operands: list[Shape | None]) -> Shape:
@@ -456,7 +560,9 @@ def infer_shapes(module: Module) -> Module:
 
 
 #: Opcodes whose shape XLA's parser works out from the operands, ignoring the text's.
-XLA_SHAPED_OPCODES = frozenset({"send", "recv", "send-done", "recv-done", "outfeed", "constant"})
+XLA_SHAPED_OPCODES = frozenset(
+    {"send", "recv", "send-done", "recv-done", "outfeed", "constant", "add-dependency", "after-all"}
+)
 
 
 def xla_shape(instruction: Instruction, operand_shape: Callable[[int], Shape | None]) -> Shape:
@@ -480,8 +586,12 @@ def xla_shape(instruction: Instruction, operand_shape: Callable[[int], Shape | N
         start = operand_shape(0)
         if isinstance(start, TupleShape) and start.elements:
             return TupleShape((start.elements[0], token))
-    elif op == "outfeed":
+    elif op in ("outfeed", "after-all"):
         return token
+    elif op == "add-dependency":
+        data = operand_shape(0)
+        if data is not None:
+            return data
     elif op == "constant":
         shape = instruction.shape
         if (

@@ -395,6 +395,9 @@ class HloTransformer(Transformer):
     def literal_tuple(self, *_: Any) -> None:
         return None
 
+    def shaped_literal(self, *_: Any) -> None:
+        return None
+
     # ---------------------------------------------------------------- shapes
     @v_args(meta=True)
     def spaced_array_shape(self, meta: Any, children: list[Any]) -> Shape:
@@ -500,6 +503,10 @@ class HloTransformer(Transformer):
     def mesh(self, _head: Token, items: tuple) -> V.Group:
         """`mesh['x'=2,'y'=2]` (a mesh sharding's axes) as the group `mesh[...]`."""
         return V.Group("mesh[", items)
+
+    def mesh_value(self, head: Token, items: tuple, axes: V.Value) -> V.Group:
+        """`mesh['x'=2] {'x'}` (a value on its own) as the group `mesh` of the mesh and axes."""
+        return V.Group("mesh", (self.mesh(head, items), axes))
 
     def string(self, token: Token) -> V.Str:
         return V.Str(_unescape(str(token)))

@@ -57,6 +57,7 @@ _SECTION_ROW = re.compile(r'[ \t]*(-?[0-9]+)[ \t]+("(?:[^"\\]|\\.)*"|\{[^{}]*\})
 _SECTIONS = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFrames"})
 _CLOSERS = {"}": "{", ")": "(", "]": "["}
 _COMMENT = re.compile(r"/\*.*?\*/")
+_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
 def _shape(text: str) -> Shape:
@@ -366,6 +367,8 @@ def scan_modules(source: Source) -> tuple:
         stripped = line.strip()
         if not stripped or stripped.startswith("//"):
             continue
+        if "//" in line and "//" in _STRINGS.sub("", line):
+            raise ScanFallback  # a comment after the line's text: the grammar drops it
         if "/*" in line and "/*" in _COMMENT.sub("", line):
             raise ScanFallback  # a comment spanning lines
         if instructions is not None:

@@ -30,7 +30,9 @@ class Str:
 @dataclass(frozen=True, slots=True)
 class Group:
     """A bracketed list: kind is one of `{`, `[`, `(`, `<`, or `mesh[` for the axes of a mesh
-    sharding (`mesh['x'=2,'y'=2]`). Separating commas are not kept."""
+    sharding (`mesh['x'=2,'y'=2]`); `mesh` pairs such a group with the value after it when they
+    form an attribute value together (`replica_groups=mesh['x'=2] {'x'}`). Separating commas
+    are not kept."""
 
     kind: str
     items: tuple[Value, ...]

@@ -7,8 +7,9 @@ in tests/data/xla-tests/KNOWN_DIFFERENCES.tsv, and the test fails when that list
 but only with an HloLayoutError (bad input), never another exception.
 
 `test_subset_*` runs on the committed copy (tests/data/xla-tests: a few files per syntax family);
-`test_whole_folder` runs on ../shared/corpus/xla-tests (5,908 files, about a minute: marked slow,
-run it with `pytest -m slow`).
+`test_whole_folder*` run on ../shared/corpus/xla-tests (5,908 files, about a minute each: marked
+slow, run them with `pytest -m slow`). Both tiers of the parser must read the same language: the
+fast scanner either builds the grammar's tree or declines.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from hlo_layout.errors import HloLayoutError
+from hlo_layout.syntax import parse_modules, read_text
+from hlo_layout.syntax.scan import ScanFallback
 from tests.conftest import DATA, REPO
 from tests.syntax.xla_conformance import FileResult, check_file, hlo_texts
 
@@ -109,6 +113,37 @@ def test_subset_reads_each_syntax_family() -> None:
             and results[n].our_error is None
         ]  # fmt: skip
         assert readers, f"no file of the family {family!r} ({pattern!r}) is read"
+
+
+def _tiers_disagree(folder: Path) -> list[str]:
+    """Files the fast scanner reads differently from the grammar (it must read the same
+    language or decline)."""
+    bad = []
+    for path in hlo_texts(folder):
+        text = read_text(path)
+        try:
+            fast = parse_modules(text, path.name, engine="scan", verify=False)
+        except (ScanFallback, HloLayoutError):
+            continue  # declined: the grammar decides
+        try:
+            full = parse_modules(text, path.name, engine="lark", verify=False)
+        except HloLayoutError as e:
+            bad.append(f"{path.name}: the scanner reads it, the grammar says {e.message}")
+            continue
+        if fast != full:
+            bad.append(f"{path.name}: the two tiers build different trees")
+    return bad
+
+
+def test_subset_tiers_read_the_same_language() -> None:
+    assert _tiers_disagree(SUBSET) == []
+
+
+@pytest.mark.slow
+def test_whole_folder_tiers_read_the_same_language() -> None:
+    if not SHARED.is_dir():
+        pytest.skip(f"{SHARED} is absent (the team's shared corpus); the subset test still runs")
+    assert _tiers_disagree(SHARED) == []
 
 
 @pytest.mark.slow

@@ -621,9 +621,7 @@ def _expand_instructions(
             replaced: list[Attribute] = []
             for attribute in attributes:
                 if isinstance(attribute, _InlineComputation):
-                    body = _expand_instructions(
-                        attribute.instructions, hoisted, computation_names
-                    )
+                    body = _expand_instructions(attribute.instructions, hoisted, computation_names)
                     name = _unique_name("_", computation_names)
                     hoisted.append(Computation(name, body, span=attribute.span))
                     replaced.append(Attribute(attribute.key, name, attribute.span))

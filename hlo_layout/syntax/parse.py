@@ -41,6 +41,7 @@ _TERMINAL_NAMES = {
     "BUFFER_OPEN": "a shape like b(",
     "SQSTRING": "a string",
     "MESH_HEAD": "mesh[",
+    "LITERAL_KEY": "a name",
     "LAYOUT_OPEN": "a layout",
     "LAYOUT_LANGLE": "a layout",
     "LPAR": "'('",
@@ -87,9 +88,7 @@ def _expected_names(expected: Any) -> tuple[str, ...]:
     return tuple(sorted(names))[:8]
 
 
-def convert_lark_error(
-    error: UnexpectedInput, source: Source, offset: int = 0
-) -> HloSyntaxError:
+def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSyntaxError:
     """One Lark exception → HloSyntaxError with a span into `source`."""
     if isinstance(error, UnexpectedToken):
         token = error.token
@@ -121,13 +120,17 @@ def convert_lark_error(
     return HloSyntaxError(str(error), None)
 
 
+#: For grammar.py, which re-reads an inline computation's text with its own start symbol.
+convert_lark_error = _convert
+
+
 def lark_parse(text: str, source: Source, start: str = "start", offset: int = 0) -> Any:
     """Parse `text` (which sits at `offset` in `source`) with the full grammar and transform it."""
     try:
         tree = lark_parser().parse(text, start=start)
         return HloTransformer(source, offset).transform(tree)
     except UnexpectedInput as e:
-        raise convert_lark_error(e, source, offset) from None
+        raise _convert(e, source, offset) from None
     except VisitError as e:
         if isinstance(e.orig_exc, HloLayoutError):
             raise e.orig_exc from None

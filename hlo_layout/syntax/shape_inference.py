@@ -38,15 +38,65 @@ from hlo_layout.syntax.shape import (
 )
 from hlo_layout.syntax.tree import Attribute, Computation, Instruction, Module
 
+#: Elementwise ops whose result is the operand's shape (ShapeInference::InferUnaryOpShape).
 _UNARY_SAME = frozenset(
-    """abs acos acosh asin asinh atanh cbrt ceil clz copy cos cosh erf exponential
-    exponential-minus-one floor log log-plus-one logistic negate not popcnt reverse
-    round-nearest-afz round-nearest-even rsqrt sign sine sinh sqrt tan tanh
-    optimization-barrier domain cholesky""".split()
+    {
+        "abs",
+        "acos",
+        "acosh",
+        "asin",
+        "asinh",
+        "atanh",
+        "cbrt",
+        "ceil",
+        "clz",
+        "copy",
+        "cos",
+        "cosh",
+        "erf",
+        "exponential",
+        "exponential-minus-one",
+        "floor",
+        "log",
+        "log-plus-one",
+        "logistic",
+        "negate",
+        "not",
+        "popcnt",
+        "reverse",
+        "round-nearest-afz",
+        "round-nearest-even",
+        "rsqrt",
+        "sign",
+        "sine",
+        "sinh",
+        "sqrt",
+        "tan",
+        "tanh",
+        "optimization-barrier",
+        "domain",
+        "cholesky",
+    }
 )
+#: Elementwise binary ops (ShapeInference::InferElementwiseBinaryOpShape).
 _BINARY = frozenset(
-    """add and atan2 divide maximum minimum multiply or power remainder shift-left
-    shift-right-arithmetic shift-right-logical subtract xor""".split()
+    {
+        "add",
+        "and",
+        "atan2",
+        "divide",
+        "maximum",
+        "minimum",
+        "multiply",
+        "or",
+        "power",
+        "remainder",
+        "shift-left",
+        "shift-right-arithmetic",
+        "shift-right-logical",
+        "subtract",
+        "xor",
+    }
 )
 _COMPLEX_PART = {"c64": "f32", "c128": "f64"}
 _COMPLEX_OF = {"f32": "c64", "f64": "c128"}
@@ -128,7 +178,7 @@ def _higher_precision(a: str, b: str) -> str:
     return a if _type_rank(a) > _type_rank(b) else b
 
 
-def _binary(operands: list[Shape | None]) -> Shape:
+def _binary(operands: list[Shape | None]) -> ArrayShape:
     """ShapeInference::InferElementwiseBinaryOpShape for HLO (no broadcast_dimensions): equal
     dimensions keep the lhs shape with its layout; otherwise a scalar or size-1 dimensions are
     broadcast and the result gets the default layout."""
@@ -176,13 +226,10 @@ def _infer_one(
         x = _array(operands[0] if operands else None, "operand")
         return dataclasses.replace(x, element_type="pred")
     if op == "complex":
-        x = _binary(operands)
-        assert isinstance(x, ArrayShape)
-        return dataclasses.replace(x, element_type=_COMPLEX_OF.get(x.element_type, "c64"))
+        pair = _binary(operands)
+        return dataclasses.replace(pair, element_type=_COMPLEX_OF.get(pair.element_type, "c64"))
     if op == "compare":
-        x = _binary(operands)
-        assert isinstance(x, ArrayShape)
-        return dataclasses.replace(x, element_type="pred")
+        return dataclasses.replace(_binary(operands), element_type="pred")
     if op == "select":
         if len(operands) != 3:
             raise _CannotInfer("needs three operands")
@@ -251,9 +298,9 @@ def _infer_one(
         (dim,) = _attr_ints(instruction, "dimensions")
         if not 0 <= dim < x.rank:
             raise _CannotInfer(f"dimension {dim} is out of range")
-        dynamic = [_dyn(x, i) for i in range(x.rank)]
-        dynamic[dim] = True
-        return dataclasses.replace(x, dynamic=tuple(dynamic))
+        flags = [_dyn(x, i) for i in range(x.rank)]
+        flags[dim] = True
+        return dataclasses.replace(x, dynamic=tuple(flags))
     if op in ("batch-norm-training", "batch-norm-grad"):
         x = _array(operands[0] if operands else None, "operand")
         feature = A.int_value(_need(instruction, "feature_index"))
@@ -291,11 +338,10 @@ def _infer_one(
         config = A.padding_config(_need(instruction, "padding"))
         if len(config) != x.rank:
             raise _CannotInfer("padding= does not match the operand's rank")
-        dims = tuple(
-            p.low + p.high + d + max(d - 1, 0) * p.interior
-            for d, p in zip(x.dims, config)
+        padded = tuple(
+            p.low + p.high + d + max(d - 1, 0) * p.interior for d, p in zip(x.dims, config)
         )
-        return _fresh(x.element_type, dims)
+        return _fresh(x.element_type, padded)
     if op == "dot":
         return _dot(instruction, operands)
     if op == "reduce":
@@ -474,9 +520,7 @@ def _infer_computation(
                 continue
             stack.pop()
             on_stack.discard(instruction.name)
-            done[instruction.name] = _infer_instruction(
-                instruction, shapes, callee_root, params
-            )
+            done[instruction.name] = _infer_instruction(instruction, shapes, callee_root, params)
             shapes[instruction.name] = done[instruction.name].shape
     if not done:
         return computation
@@ -499,9 +543,11 @@ def _infer_instruction(
             for o in instruction.operands:
                 s = shapes.get(o.name)
                 if s is not None and o.index is not None:
-                    s = s.elements[o.index] if isinstance(s, TupleShape) and o.index < len(
-                        s.elements
-                    ) else None
+                    s = (
+                        s.elements[o.index]
+                        if isinstance(s, TupleShape) and o.index < len(s.elements)
+                        else None
+                    )
                 operand_shapes.append(s)
             shape = _infer_one(instruction, operand_shapes, callee_root)
     except _CannotInfer as e:

@@ -150,7 +150,8 @@ def compare(modules: tuple[Module, ...], oracle: dict, result: FileResult) -> No
                 )
             )
             continue
-        xla_to_ours = {x["name"]: i.name for x, i in zip(xla_instructions, computation.instructions)}
+        pairs = zip(xla_instructions, computation.instructions)
+        xla_to_ours = {x["name"]: i.name for x, i in pairs}
         for x, mine in zip(xla_instructions, computation.instructions):
             problems = []
             if (

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,9 @@ def _unescape(token: str) -> str:
     if "\\" not in body:
         return body
     try:
-        return ast.literal_eval('"' + body.replace("\n", "\\n") + '"')
+        with warnings.catch_warnings():  # `\A` is kept as written, without a warning
+            warnings.simplefilter("ignore")
+            return ast.literal_eval('"' + body.replace("\n", "\\n") + '"')
     except (ValueError, SyntaxError):
         return body
 

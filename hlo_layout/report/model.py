@@ -30,7 +30,8 @@ def instruction_json(instruction: Instruction, shape_text: ShapeFacts) -> dict[s
     """One instruction: `name`, `opcode`, `shape` (XLA's spelling, default layouts filled in),
     `operands` (names, `x#1` kept), `is_root`, the byte figures of its shape (`logical_bytes`,
     `physical_bytes`, `padding_bytes`: array leaves summed, null when unknown) and its
-    `memory_space` (null for a tuple whose leaves differ), `attributes` (key → raw text)."""
+    `memory_space` (null for a tuple whose leaves differ), `attributes` (key → raw text);
+    `shape_inferred: true` when the text gave no shape."""
     logical, physical, padding, space = shape_text.figures(instruction.shape)
     out: dict[str, Any] = {
         "name": instruction.name,
@@ -43,6 +44,8 @@ def instruction_json(instruction: Instruction, shape_text: ShapeFacts) -> dict[s
         "padding_bytes": padding,
         "memory_space": space,
     }
+    if instruction.shape_inferred:  # no shape in the text: XLA's shape inference gave it
+        out["shape_inferred"] = True
     if instruction.parameter_number is not None:
         out["parameter_number"] = instruction.parameter_number
     if instruction.literal is not None:

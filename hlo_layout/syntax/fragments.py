@@ -24,6 +24,11 @@ _TERMINAL_NAMES = {
     "INT": "an integer",
     "STRING": "a string",
     "ARRAY_HEAD": "a shape like f32[",
+    "SPACED_ARRAY_HEAD": "a shape like f32[",
+    "BUFFER_OPEN": "a shape like b(",
+    "SQSTRING": "a string",
+    "MESH_HEAD": "mesh[",
+    "LITERAL_KEY": "a name",
     "LAYOUT_OPEN": "a layout",
     "LAYOUT_LANGLE": "a layout",
     "LPAR": "'('",
@@ -112,6 +117,10 @@ def _items_transformer() -> type:
             return items
 
     return _ItemsTransformer
+
+
+#: For grammar.py, which re-reads an inline computation's text with its own start symbol.
+convert_lark_error = _convert
 
 
 def lark_parse(

@@ -3,12 +3,28 @@
 The parser is built once per process, from a pickled cache when one can be written. The
 transformer is the only place Lark objects are seen: no `lark.Tree` or `lark.Token` leaves this
 module, and a rule without a callback fails loudly instead of silently rebuilding a Tree.
+
+NOTE: [inline instructions and computations] XLA's parser reads an operand written as an
+instruction (`add(f32[] parameter(0), f32[] constant(1))`) by creating that instruction first,
+named `<opcode>.anon`, and a computation written as an attribute value (`to_apply={ ... }`) by
+creating a computation named `_`. We do the same: the operand becomes an instruction of its own,
+placed just before its user and named `<opcode>.anon` (made unique within the computation with
+XLA's `.N` suffix); the inline computation becomes a computation named `_` (`_.1`, `_.2`, ...
+made unique within the file), placed before the computation that uses it, and the attribute's
+value becomes that name (`to_apply=_`). Printing such a tree writes the expanded form, which
+parses back to an equal tree.
+
+NOTE: [inferred shapes] An instruction written without a shape (`ROOT n = negate(a)`) gets the
+shape XLA's shape inference gives it (hlo_layout/syntax/shape_inference.py) with
+`Instruction.shape_inferred` set; the scanner declines such lines, so only this path meets them.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -31,6 +47,7 @@ from hlo_layout.syntax.shape import (
     TupleShape,
 )
 from hlo_layout.syntax.tree import (
+    CALLED_COMPUTATION_KEYS,
     Attribute,
     Computation,
     Instruction,
@@ -42,7 +59,15 @@ from hlo_layout.syntax.tree import (
 )
 
 #: Start symbols the rest of the package may parse on their own.
-STARTS = ("start", "shape", "value", "literal", "instruction", "computation")
+STARTS = (
+    "start",
+    "shape",
+    "value",
+    "literal",
+    "instruction",
+    "computation",
+    "inline_computation",
+)
 
 
 def grammar_text() -> str:
@@ -77,20 +102,47 @@ def _unescape(token: str) -> str:
     if "\\" not in body:
         return body
     try:
-        return ast.literal_eval('"' + body.replace("\n", "\\n") + '"')
+        with warnings.catch_warnings():  # `\A` is kept as written, without a warning
+            warnings.simplefilter("ignore")
+            return ast.literal_eval('"' + body.replace("\n", "\\n") + '"')
     except (ValueError, SyntaxError):
         return body
 
 
+class _InlineOperand:
+    """An operand written as an instruction, before it is given its `<opcode>.anon` name."""
+
+    __slots__ = ("instruction",)
+
+    def __init__(self, instruction: Instruction) -> None:
+        self.instruction = instruction
+
+
+class _InlineComputation:
+    """An attribute whose value is a computation body, before the body is given its `_` name."""
+
+    __slots__ = ("instructions", "key", "span")
+
+    def __init__(self, key: str, instructions: tuple[Instruction, ...], span: Span) -> None:
+        self.key = key
+        self.instructions = instructions
+        self.span = span
+
+
+@v_args(inline=True)
 @v_args(inline=True)
 class HloTransformer(Transformer):
     """Lark tree → hlo_layout.syntax tree. `source` gives spans and raw value text."""
 
-    def __init__(self, source: Source, offset: int = 0) -> None:
+    def __init__(self, source: Source, offset: int = 0, text: str | None = None) -> None:
         super().__init__(visit_tokens=False)
         self.source = source
-        self.text = source.text
+        # The text Lark parsed; it sits at `offset` in `source.text`.
+        self.text = source.text if text is None else text
         self.offset = offset
+        #: Set when a node needs the module-wide finishing pass (inline operands or
+        #: computations, shapes to infer).
+        self.needs_finish = False
 
     def __default__(self, data, children, meta):  # type: ignore[no-untyped-def]
         raise NotImplementedError(f"grammar rule {data!r} has no transformer callback")
@@ -102,7 +154,15 @@ class HloTransformer(Transformer):
 
     # ---------------------------------------------------------------- file structure
     def start(self, *items: Any) -> tuple[Module, ...]:
+        if self.needs_finish:
+            from hlo_layout.syntax.shape_inference import infer_shapes
+
+            modules = assemble_modules(expand_inline(items), self.source)
+            return tuple(infer_shapes(m) for m in modules)
         return assemble_modules(items, self.source)
+
+    def inline_computation(self, *instructions: Instruction) -> tuple[Instruction, ...]:
+        return instructions
 
     @v_args(meta=True)
     def module_header(self, meta: Any, children: list[Any]) -> tuple[str, str, tuple, Any]:
@@ -159,19 +219,45 @@ class HloTransformer(Transformer):
     def instruction(self, meta: Any, children: list[Any]) -> Instruction:
         is_root = isinstance(children[0], Token) and children[0].type == "ROOT"
         rest = children[1:] if is_root else children
-        name, shape, op = rest[0], rest[1], rest[2]
+        name = rest[0]
+        if isinstance(rest[1], tuple):  # no shape written: XLA infers it
+            shape, op, attrs = None, rest[1], rest[2:]
+            self.needs_finish = True
+        else:
+            shape, op, attrs = rest[1], rest[2], rest[3:]
         opcode, operands, literal, number = op
         return Instruction(
             str(name).removeprefix("%"),
             opcode,
-            shape,
+            shape,  # type: ignore[arg-type]  # None until shape_inference fills it
             operands,
-            tuple(rest[3:]),
+            tuple(attrs),
             is_root,
             literal,
             number,
             self._span(meta),
         )
+
+    @v_args(meta=True)
+    def inline_operand(self, meta: Any, children: list[Any]) -> _InlineOperand:
+        self.needs_finish = True
+        if len(children) == 1:
+            shape, op = None, children[0]
+        else:
+            shape, op = children
+        opcode, operands, literal, number = op
+        instruction = Instruction(
+            "",
+            opcode,
+            shape,  # type: ignore[arg-type]  # None until shape_inference fills it
+            operands,
+            (),
+            False,
+            literal,
+            number,
+            self._span(meta),
+        )
+        return _InlineOperand(instruction)
 
     @v_args(meta=True)
     def constant_op(self, meta: Any, children: list[Any]) -> tuple:
@@ -182,7 +268,7 @@ class HloTransformer(Transformer):
     def parameter_op(self, _kw: Token, number: Token) -> tuple:
         return ("parameter", (), None, int(number))
 
-    def generic_op(self, opcode: Token, *operands: Operand) -> tuple:
+    def generic_op(self, opcode: Token, *operands: Operand | _InlineOperand) -> tuple:
         return (str(opcode), tuple(operands), None, None)
 
     def operand(self, *children: Any) -> Operand:
@@ -202,14 +288,33 @@ class HloTransformer(Transformer):
         return int(index)
 
     @v_args(meta=True)
-    def attribute(self, meta: Any, children: list[Any]) -> Attribute:
+    def attribute(self, meta: Any, children: list[Any]) -> Attribute | _InlineComputation:
         key = children[0]
         text = self.text
         eq = text.index("=", key.end_pos)
         raw = text[eq + 1 : meta.end_pos].strip()
-        return Attribute(
-            str(key), raw, Span(eq + 1 + self.offset, meta.end_pos + self.offset, self.source)
-        )
+        span = Span(eq + 1 + self.offset, meta.end_pos + self.offset, self.source)
+        if str(key) in CALLED_COMPUTATION_KEYS and raw.startswith("{") and "=" in raw:
+            start = text.index("{", eq)
+            return self._inline_computation(str(key), text[start : meta.end_pos], start, span)
+        return Attribute(str(key), raw, span)
+
+    def _inline_computation(
+        self, key: str, body: str, start: int, span: Span
+    ) -> _InlineComputation:
+        """Re-read `{ instructions }` (already accepted as a generic value) as a computation."""
+        from lark.exceptions import UnexpectedInput
+
+        from hlo_layout.syntax.fragments import convert_lark_error
+
+        try:
+            tree = lark_parser().parse(body, start="inline_computation")
+        except UnexpectedInput as e:
+            raise convert_lark_error(e, self.source, self.offset + start) from None
+        sub = HloTransformer(self.source, self.offset + start, body)
+        instructions = sub.transform(tree)
+        self.needs_finish = True
+        return _InlineComputation(key, instructions, span)
 
     # ---------------------------------------------------------------- literals (kept raw)
     def literal_word(self, *_: Any) -> None:
@@ -221,7 +326,15 @@ class HloTransformer(Transformer):
     def literal_tuple(self, *_: Any) -> None:
         return None
 
+    def shaped_literal(self, *_: Any) -> None:
+        return None
+
     # ---------------------------------------------------------------- shapes
+    @v_args(meta=True)
+    def spaced_array_shape(self, meta: Any, children: list[Any]) -> Shape:
+        head = "".join(str(children[0]).split())
+        return self.array_shape(meta, [head, *children[1:]])  # type: ignore[call-arg]
+
     @v_args(meta=True)
     def array_shape(self, meta: Any, children: list[Any]) -> Shape:
         head = str(children[0])
@@ -261,7 +374,7 @@ class HloTransformer(Transformer):
     def tuple_shape(self, *elements: Shape) -> TupleShape:
         return TupleShape(tuple(elements))
 
-    def buffer_shape(self, element: Shape) -> BufferShape:
+    def buffer_shape(self, _open: Token, element: Shape) -> BufferShape:
         return BufferShape(element)
 
     @v_args(meta=True)
@@ -316,6 +429,17 @@ class HloTransformer(Transformer):
     # ---------------------------------------------------------------- generic values
     def word(self, token: Token) -> V.Word:
         return V.Word(str(token))
+
+    def sq_string(self, token: Token) -> V.Str:
+        return V.Str(str(token)[1:-1])
+
+    def mesh(self, _head: Token, items: tuple) -> V.Group:
+        """`mesh['x'=2,'y'=2]` (a mesh sharding's axes) as the group `mesh[...]`."""
+        return V.Group("mesh[", items)
+
+    def mesh_value(self, head: Token, items: tuple, axes: V.Value) -> V.Group:
+        """`mesh['x'=2] {'x'}` (a value on its own) as the group `mesh` of the mesh and axes."""
+        return V.Group("mesh", (self.mesh(head, items), axes))
 
     def string(self, token: Token) -> V.Str:
         return V.Str(_unescape(str(token)))
@@ -391,3 +515,75 @@ def assemble_modules(items: tuple[Any, ...], source: Source) -> tuple[Module, ..
             bare.append(item)
     flush_module()
     return tuple(modules)
+
+
+def _unique_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base.N` with the smallest free N (the shape of XLA's NameUniquer names)."""
+    name = base
+    n = 0
+    while name in taken:
+        n += 1
+        name = f"{base}.{n}"
+    taken.add(name)
+    return name
+
+
+def _expand_instructions(
+    instructions: tuple[Instruction, ...], hoisted: list[Computation], computation_names: set[str]
+) -> tuple[Instruction, ...]:
+    """Instructions with inline operands made instructions of their own, placed before their
+    users, and inline computations hoisted into `hoisted` (callees first) and named."""
+    taken = {i.name for i in instructions}
+    out: list[Instruction] = []
+
+    def visit(instruction: Instruction) -> Instruction:
+        operands = instruction.operands
+        if any(isinstance(o, _InlineOperand) for o in operands):
+            expanded: list[Operand] = []
+            for operand in operands:
+                if isinstance(operand, _InlineOperand):
+                    inner = visit(operand.instruction)
+                    name = _unique_name(f"{inner.opcode}.anon", taken)
+                    out.append(inner._replace(name=name))
+                    expanded.append(Operand(name))
+                else:
+                    expanded.append(operand)
+            instruction = instruction._replace(operands=tuple(expanded))
+        attributes = instruction.attributes
+        if any(isinstance(a, _InlineComputation) for a in attributes):
+            replaced: list[Attribute] = []
+            for attribute in attributes:
+                if isinstance(attribute, _InlineComputation):
+                    body = _expand_instructions(attribute.instructions, hoisted, computation_names)
+                    name = _unique_name("_", computation_names)
+                    hoisted.append(Computation(name, body, span=attribute.span))
+                    replaced.append(Attribute(attribute.key, name, attribute.span))
+                else:
+                    replaced.append(attribute)
+            instruction = instruction._replace(attributes=tuple(replaced))
+        return instruction
+
+    for instruction in instructions:
+        out.append(visit(instruction))
+    return tuple(out)
+
+
+def expand_inline(items: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The file's top-level items with inline operands and computations expanded (see the NOTE
+    at the top of this module)."""
+    names = {c.name for c in items if isinstance(c, Computation)}
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, Computation):
+            hoisted: list[Computation] = []
+            instructions = _expand_instructions(item.instructions, hoisted, names)
+            out.extend(hoisted)
+            out.append(dataclasses.replace(item, instructions=instructions))
+        elif isinstance(item, Instruction):
+            hoisted = []
+            instructions = _expand_instructions((item,), hoisted, names)
+            out.extend(hoisted)
+            out.extend(instructions)
+        else:
+            out.append(item)
+    return tuple(out)

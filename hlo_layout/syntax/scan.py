@@ -61,6 +61,7 @@ _SECTION_ROW = re.compile(r'[ \t]*(-?[0-9]+)[ \t]+("[^"\\]*(?:\\.[^"\\]*)*"|\{[^
 _SECTIONS = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFrames"})
 _CLOSERS = {"}": "{", ")": "(", "]": "["}
 _COMMENT = re.compile(r"/\*.*?\*/")
+_STRINGS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 
 
 def _shape(text: str) -> Shape:
@@ -653,6 +654,8 @@ def _scan_lines(
                 raise ScanFallback  # a CR-only line break: the grammar reads this part
             if "/*" in line and "/*" in _COMMENT.sub("", line):
                 raise ScanFallback  # a comment spanning lines
+            if "//" in line and "//" in _STRINGS.sub("", line):
+                raise ScanFallback  # a comment after the line's text: the grammar drops it
             if instructions is not None:
                 if stripped.startswith("}"):
                     close = line.index("}") + 1

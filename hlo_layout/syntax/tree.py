@@ -121,7 +121,13 @@ class Instruction(NamedTuple):
     """One line `[ROOT] %name = shape opcode(operands), attrs...`.
 
     `opcode` is the text as written, known or not. For `constant` the literal's text is kept in
-    `literal`; for `parameter` the number is `parameter_number`. Equality ignores `span`.
+    `literal`; for `parameter` the number is `parameter_number`. Equality ignores `span` and
+    `shape_inferred`.
+
+    NOTE: [inferred shapes] When the text gives no shape (`ROOT n = negate(a)`), `shape` is the
+    one XLA's shape inference computes and `shape_inferred` is True (syntax/shape_inference.py).
+    An operand written as an instruction, `add(f32[] parameter(0), ...)`, is an instruction of its
+    own named `parameter.anon` (syntax/grammar.py has the details).
 
     A NamedTuple rather than a frozen dataclass because a 100 MB dump holds a million of them and
     a frozen dataclass costs 3 µs to build, a tuple 0.4 µs (see benchmarks/).
@@ -136,6 +142,7 @@ class Instruction(NamedTuple):
     literal: str | None = None
     parameter_number: int | None = None
     span: Span | None = None
+    shape_inferred: bool = False
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Instruction):

@@ -21,14 +21,18 @@ class Word:
 
 @dataclass(frozen=True, slots=True)
 class Str:
-    """A double-quoted string; `text` is the contents with escapes undone."""
+    """A quoted string; `text` is the contents with escapes undone. Single-quoted strings
+    (mesh axis names, `'x'`) are kept as they are written, without the quotes."""
 
     text: str
 
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """A bracketed list: kind is one of `{`, `[`, `(`, `<`. Separating commas are not kept."""
+    """A bracketed list: kind is one of `{`, `[`, `(`, `<`, or `mesh[` for the axes of a mesh
+    sharding (`mesh['x'=2,'y'=2]`); `mesh` pairs such a group with the value after it when they
+    form an attribute value together (`replica_groups=mesh['x'=2] {'x'}`). Separating commas
+    are not kept."""
 
     kind: str
     items: tuple[Value, ...]

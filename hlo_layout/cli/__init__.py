@@ -15,6 +15,7 @@ from hlo_layout.cli.common import EXIT_INTERNAL, report_internal
 from hlo_layout.cli import check_cmd, diff_cmd, inspect_cmd, layout_cmd  # noqa: F401  isort: skip
 from hlo_layout.cli import indexing_cmd  # noqa: F401  isort: skip
 from hlo_layout.cli import sharding_cmd  # noqa: F401  isort: skip
+from hlo_layout.cli import report_cmd  # noqa: F401  isort: skip
 
 __all__ = ["app", "main"]
 

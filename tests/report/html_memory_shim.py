@@ -92,11 +92,15 @@ def shim_analyze_memory(
     spaces = sorted({v["memory_space"] for v in values}) or [0]
     timeline, space_rows, live_rows = [], [], []
     for sp in spaces:
-        live = [0] * max(length, 1)
+        delta = [0] * (max(length, 1) + 1)
         for v in values:
             if v["memory_space"] == sp:
-                for t in range(v["start"], v["end"] + 1):
-                    live[t] += v["bytes"]
+                delta[v["start"]] += v["bytes"]
+                delta[v["end"] + 1] -= v["bytes"]
+        live, run = [], 0
+        for d in delta[:-1]:
+            run += d
+            live.append(run)
         peak_step = max(range(len(live)), key=lambda t: (live[t], -t))
         static = sum(
             v["bytes"]

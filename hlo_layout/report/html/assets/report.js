@@ -353,27 +353,38 @@
   var TILE_COLORS = ["#aecbfa", "#fdd663", "#a8dab5", "#f6aea9", "#d7aefb", "#fcc934"];
   function drawGrid(p) {
     var cols = p.columns, rows = p.rows;
-    var cs = cols <= 16 && rows <= 16 ? 28 : Math.max(3, Math.min(14, Math.floor(900 / cols), Math.floor(420 / rows)));
-    var W = cols * cs, H = rows * cs;
-    var svg = s("svg", { width: W + 1, height: H + 1, viewBox: "0 0 " + (W + 1) + " " + (H + 1), role: "img", "aria-label": "memory order of " + p.shape });
+    // Small arrays get square cells numbered with their offset (the tiled-layout document's
+    // figures); big ones get cells at least 2 px wide and rows tall enough to see the tiles.
+    var small = cols <= 16 && rows <= 16;
+    var cw = small ? 28 : Math.max(2, Math.min(14, Math.floor(1000 / cols)));
+    var ch = small ? 28 : Math.max(cw, Math.min(24, Math.floor(200 / rows)));
+    var W = cols * cw, H = rows * ch;
+    var svg = s("svg", { width: W + 2, height: H + 2, viewBox: "-1 -1 " + (W + 2) + " " + (H + 2), role: "img", "aria-label": "memory order of " + p.shape });
+    var boxes = {};
     for (var r = 0; r < rows; r++) {
       for (var c = 0; c < cols; c++) {
-        var i = r * cols + c, pad = r >= p.logical_rows || c >= p.logical_columns;
+        var i = r * cols + c, pad = r >= p.logical_rows || c >= p.logical_columns, tile = p.tiles[i];
+        var bb = boxes[tile] || (boxes[tile] = [c, r, c, r]);
+        bb[0] = Math.min(bb[0], c); bb[1] = Math.min(bb[1], r); bb[2] = Math.max(bb[2], c); bb[3] = Math.max(bb[3], r);
         svg.appendChild(s("rect", {
-          x: c * cs + 0.5, y: r * cs + 0.5, width: cs, height: cs,
-          fill: pad ? "#e8eaed" : TILE_COLORS[p.tiles[i] % TILE_COLORS.length],
-          stroke: cs >= 10 ? "#ffffff" : "none", "stroke-width": cs >= 10 ? 1 : 0,
+          x: c * cw, y: r * ch, width: cw, height: ch,
+          fill: pad ? "#e8eaed" : TILE_COLORS[tile % TILE_COLORS.length],
+          stroke: cw >= 8 ? "#ffffff" : "none", "stroke-width": cw >= 8 ? 1 : 0,
         }));
-        if (cs >= 28) {
-          svg.appendChild(s("text", { x: c * cs + cs / 2 + 0.5, y: r * cs + cs / 2 + 4.5, "text-anchor": "middle", "font-size": 10, fill: pad ? "#9aa0a6" : "#202124" }, (pad ? "·" : "") + p.offsets[i]));
+        if (small) {
+          svg.appendChild(s("text", { x: c * cw + cw / 2, y: r * ch + ch / 2 + 4, "text-anchor": "middle", "font-size": 10, fill: pad ? "#9aa0a6" : "#202124" }, (pad ? "·" : "") + p.offsets[i]));
         }
       }
     }
+    Object.keys(boxes).forEach(function (k) {
+      var bb = boxes[k];
+      svg.appendChild(s("rect", { x: bb[0] * cw, y: bb[1] * ch, width: (bb[2] - bb[0] + 1) * cw, height: (bb[3] - bb[1] + 1) * ch, fill: "none", stroke: "#5f6368", "stroke-width": 1 }));
+    });
     var tip = h("div", { class: "tip" });
     var box = h("div", { class: "grid", data: { test: "tile-grid" } }, [svg, tip]);
     svg.addEventListener("mousemove", function (ev) {
       var b = svg.getBoundingClientRect();
-      var c = Math.floor((ev.clientX - b.left) / cs), r = Math.floor((ev.clientY - b.top) / cs);
+      var c = Math.floor((ev.clientX - b.left - 1) / cw), r = Math.floor((ev.clientY - b.top - 1) / ch);
       if (c < 0 || r < 0 || c >= cols || r >= rows) { tip.style.display = "none"; return; }
       var i = r * cols + c, pad = r >= p.logical_rows || c >= p.logical_columns;
       tip.textContent = "[" + r + "," + c + "] offset " + group(p.offsets[i]) + " · tile " + p.tiles[i] + (pad ? " · padding" : "");
@@ -407,7 +418,7 @@
           p.shape === p.of ? "Memory order of " : "Memory order of the stand-in ",
           h("code", { text: p.shape }),
           p.shape === p.of ? "" : " (its two most-minor dimensions cut to a whole tile plus the remainder the tile pads)",
-          ": " + p.logical_rows + "×" + p.logical_columns + " elements shown as " + p.rows + "×" + p.columns + ". Colours are first-level tiles",
+          ": " + p.logical_rows + "×" + p.logical_columns + " elements shown as " + p.rows + "×" + p.columns + ". Each outlined block is a first-level tile (colours tell tiles apart)",
           h("span", { class: "swatch", title: "padding" }), "grey is padding; hover a cell for its offset in elements.",
         ]);
         legend.querySelector(".swatch").style.background = "#e8eaed";

@@ -256,7 +256,10 @@
       "Every buffer alive at the peak step of its memory space, as the peak-memory analysis found them. Click a row for its card; its live range is shaded on the chart above.");
     var all = mem.live_at_peak || [];
     if (!all.length) { sec.appendChild(h("p", { class: "empty", text: "No buffer is live at the peak." })); return sec; }
-    var state = { sort: "size", space: "all", selected: null };
+    // The URL's fragment may preselect the view: `#sort=padding&space=1`.
+    var hash = {};
+    (location.hash || "").replace(/^#/, "").split("&").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) hash[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); });
+    var state = { sort: hash.sort === "padding" ? "padding" : "size", space: hash.space !== undefined ? hash.space : "all", selected: null };
     var side = h("div", { class: "side" });
     var body = h("tbody");
     var count = h("span");
@@ -264,7 +267,9 @@
     all.forEach(function (b) { spaces[b.memory_space] = (spaces[b.memory_space] || 0) + 1; });
     var filter = h("select", { "aria-label": "memory space", data: { test: "space-filter" } }, [h("option", { value: "all", text: "all memory spaces" })].concat(
       Object.keys(spaces).map(function (k) { return h("option", { value: k, text: spaceLabel(mem, im, Number(k)) + " · " + spaces[k] }); })));
-    filter.addEventListener("change", function () { state.space = filter.value; draw(); });
+    filter.value = state.space;
+    if (filter.value !== state.space) state.space = filter.value = "all";
+    filter.addEventListener("change", function () { state.space = filter.value; state.selected = null; draw(); });
     var sortButtons = {};
     function sortButton(key, label) {
       var b = h("button", { type: "button", text: label, data: { test: "sort-" + key }, onclick: function () { state.sort = key; draw(); } });
@@ -593,5 +598,7 @@
     root.dataset.rendered = "error";
     app.appendChild(h("pre", { class: "notes", data: { test: "render-error" }, text: "The report could not be drawn: " + (err && err.stack || err) }));
   }
-  root.dataset.renderMs = String(Math.round(((window.performance && performance.now()) || 0) - t0));
+  var now = (window.performance && performance.now()) || 0;
+  root.dataset.renderMs = String(Math.round(now - t0));
+  root.dataset.loadedMs = String(Math.round(now));
 })();

@@ -136,7 +136,11 @@ def shim_analyze_memory(
         for a in buffer_assignment.allocations:
             if a.kind == "temp":
                 temp[str(a.color)] = temp.get(str(a.color), 0) + a.size
-        compiler = {"file": buffer_assignment.name, "temp_allocation_bytes": temp, "allocations": []}
+        compiler = {
+            "file": buffer_assignment.name,
+            "temp_allocation_bytes": temp,
+            "allocations": [],
+        }
     return ShimAnalysis(
         {
             "module": module.name,
@@ -149,8 +153,18 @@ def shim_analyze_memory(
             "static_bytes": static_total,
             "spaces": space_rows,
             "values": [
-                {k: v[k] for k in ("name", "index", "start", "end", "bytes", "memory_space",
-                                   "allocation")}
+                {
+                    k: v[k]
+                    for k in (
+                        "name",
+                        "index",
+                        "start",
+                        "end",
+                        "bytes",
+                        "memory_space",
+                        "allocation",
+                    )
+                }
                 for v in values
             ],
             "live_at_peak": live_rows,

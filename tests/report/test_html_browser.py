@@ -77,16 +77,14 @@ def chromium(args: list[str], url: str, timeout: float = 90) -> str:
 
 def report_page(dump: Path) -> tuple[str, dict[str, Any]]:
     ba = buffer_assignment_beside(dump)
-    data = build_report(
-        [(str(dump), parse_file(dump), read_buffer_assignment(ba) if ba else None)]
-    )
+    data = build_report([(str(dump), parse_file(dump), read_buffer_assignment(ba) if ba else None)])
     return render_html(data), data
 
 
 class _Elements(HTMLParser):
     """Every element with a `data-test` attribute: its attributes and its text."""
 
-    VOID = {"wbr", "br", "img", "meta", "input", "hr", "link"}
+    VOID = frozenset({"wbr", "br", "img", "meta", "input", "hr", "link"})
 
     def __init__(self) -> None:
         super().__init__()
@@ -190,9 +188,7 @@ def test_sorting_by_padding_and_filtering_by_space(tmp_path: Path, shim: None) -
         key=lambda b: (-b["padding_bytes"], -b["bytes"], b["name"]),
     )
     assert [r["attrs"]["data-name"] for r in rows] == [b["name"] for b in expected]
-    assert [int(r["attrs"]["data-padding"]) for r in rows] == [
-        b["padding_bytes"] for b in expected
-    ]
+    assert [int(r["attrs"]["data-padding"]) for r in rows] == [b["padding_bytes"] for b in expected]
     groups = e.all("padding-group")
     assert [g["attrs"]["data-pattern"] for g in groups] == [
         g["pattern"] for g in data["inspect"]["modules"][0]["padding_groups"]
@@ -204,7 +200,7 @@ def test_sorting_by_padding_and_filtering_by_space(tmp_path: Path, shim: None) -
 
 def test_page_without_the_memory_analysis_says_so(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "hlo_layout.memory", None)
-    page, data = report_page(DUMPS["gpu"])
+    page, _ = report_page(DUMPS["gpu"])
     e = dom(page, tmp_path)
     assert e.root.get("data-rendered") == "ok"
     assert e.all("peak-unavailable")
@@ -300,9 +296,7 @@ def screenshots(out: Path) -> None:
             page, _ = report_page(DUMPS[kind])
             path = Path(tmp) / f"{kind}.html"
             path.write_text(page)
-            chromium(
-                [f"--screenshot={out / name}", f"--window-size=1280,{height}"], path.as_uri()
-            )
+            chromium([f"--screenshot={out / name}", f"--window-size=1280,{height}"], path.as_uri())
 
 
 if __name__ == "__main__":

@@ -37,7 +37,12 @@ from tests.report.html_memory_shim import install_shim
 TPU = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
 GPU = CORPUS / "jax-gpu-h100" / "module_51652.jit_step.sm_9.0a_gpu_after_optimizations.txt"
 CPU = CORPUS / "jax-cpu" / "module_0052.jit_step.cpu_after_optimizations.txt"
-DUMPS = [TPU, GPU, CPU, CORPUS / "libtpu-v5e/elementwise_odd_shapes/elementwise_odd_shapes.after_optimizations.txt"]
+DUMPS = [
+    TPU,
+    GPU,
+    CPU,
+    CORPUS / "libtpu-v5e/elementwise_odd_shapes/elementwise_odd_shapes.after_optimizations.txt",
+]
 
 
 def _entries(dump: Path):
@@ -46,7 +51,9 @@ def _entries(dump: Path):
 
 
 def _embedded(page: str) -> dict:
-    m = re.search(r'<script type="application/json" id="hlo-layout-data">(.*?)</script>', page, re.S)
+    m = re.search(
+        r'<script type="application/json" id="hlo-layout-data">(.*?)</script>', page, re.S
+    )
     assert m is not None
     return json.loads(m.group(1))
 
@@ -55,16 +62,27 @@ def _embedded(page: str) -> dict:
 def test_overview_equals_the_summarized_inspect_document(dump: Path) -> None:
     # One source of truth: the overview built from the module equals the full `inspect --format
     # json` document summarized, on every key both have.
-    (file, module, assignment), = _entries(dump)
+    ((file, module, assignment),) = _entries(dump)
     report = memory_report(module, assignment=assignment)
-    full = inspect_json([(file, module)], assignments={0: assignment} if assignment else {},
-                        reports={0: report})
+    full = inspect_json(
+        [(file, module)], assignments={0: assignment} if assignment else {}, reports={0: report}
+    )
     summary = summarize_inspect(full)["modules"][0]
-    overview = module_overview(module, file, memory_report(module, assignment=assignment, top=200), top=200)
+    overview = module_overview(
+        module, file, memory_report(module, assignment=assignment, top=200), top=200
+    )
     assert "computations" not in overview and "computations" not in summary
     shared = set(summary) & set(overview)
-    assert shared >= {"entry_parameters", "totals", "instructions", "opcodes", "fusions_by_kind",
-                      "computations_by_kind", "attributes", "entry_outputs"}
+    assert shared >= {
+        "entry_parameters",
+        "totals",
+        "instructions",
+        "opcodes",
+        "fusions_by_kind",
+        "computations_by_kind",
+        "attributes",
+        "entry_outputs",
+    }
     for key in shared:
         assert summary[key] == overview[key], key
     assert overview["instructions"] == module.instruction_count
@@ -121,11 +139,15 @@ def test_stand_in_pads_its_last_tile_like_the_shape(rows, cols, tile, dtype, tra
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(),
-    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4),
-    max_leaves=20,
-))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(),
+        lambda kids: (
+            st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4)
+        ),
+        max_leaves=20,
+    )
+)
 def test_embedded_json_cannot_end_its_script_element(value) -> None:
     text = embed_json({"v": value})
     assert "<" not in text and ">" not in text and "&" not in text
@@ -133,8 +155,11 @@ def test_embedded_json_cannot_end_its_script_element(value) -> None:
 
 
 def test_page_embeds_its_data_once_and_loads_nothing() -> None:
-    data = report_data(summarize_inspect(inspect_json([(str(TPU), parse_file(TPU))])), None,
-                       notes=["a </script><script>alert(1)</script> note"])
+    data = report_data(
+        summarize_inspect(inspect_json([(str(TPU), parse_file(TPU))])),
+        None,
+        notes=["a </script><script>alert(1)</script> note"],
+    )
     page = render_html(data)
     assert page.count('id="hlo-layout-data"') == 1
     assert _embedded(page) == data
@@ -143,7 +168,9 @@ def test_page_embeds_its_data_once_and_loads_nothing() -> None:
     assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
     # No URL the browser could load: no src/href/url()/@import to anything, no fetch API.
     assert not re.search(r"""(src|href)\s*=\s*["']?[a-z]+:""", page, re.I)
-    assert not re.search(r"url\(|@import|fetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon", page)
+    assert not re.search(
+        r"url\(|@import|fetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon", page
+    )
     assert "</script><script>alert" not in page
     fragment = render_html(data, fragment=True)
     assert "<html" not in fragment and _embedded(fragment) == data
@@ -164,23 +191,43 @@ def test_memory_document_follows_the_contract(monkeypatch) -> None:
     assert notes == [] and doc is not None
     (m,) = doc["modules"]
     assert m["file"] == str(CPU)
-    for key in ("module", "backend", "scheduled", "notes", "peak_bytes", "static_bytes", "spaces",
-                "values", "live_at_peak", "timeline", "by_op_name", "compiler"):
+    for key in (
+        "module",
+        "backend",
+        "scheduled",
+        "notes",
+        "peak_bytes",
+        "static_bytes",
+        "spaces",
+        "values",
+        "live_at_peak",
+        "timeline",
+        "by_op_name",
+        "compiler",
+    ):
         assert key in m, key
 
 
 def test_bounding_keeps_the_peak_and_says_what_it_cut() -> None:
     live = [i % 97 for i in range(9001)]
     live[4321] = 10**9
-    doc = {"modules": [{
-        "values": [{"name": f"v{i}"} for i in range(5000)],
-        "live_at_peak": [{"name": f"v{i}", "bytes": 5000 - i} for i in range(5000)],
-        "by_op_name": [{"op_name": str(i), "bytes": 1, "values": 1} for i in range(300)],
-        "timeline": [{"memory_space": 0, "length": 9001, "bucket": 1, "live_bytes": live}],
-        "compiler": {"file": "f", "temp_allocation_bytes": {"0": 1},
-                     "allocations": [{"index": i, "size": i, "values": [{"name": "x"}] * 20}
-                                     for i in range(400)]},
-    }]}
+    doc = {
+        "modules": [
+            {
+                "values": [{"name": f"v{i}"} for i in range(5000)],
+                "live_at_peak": [{"name": f"v{i}", "bytes": 5000 - i} for i in range(5000)],
+                "by_op_name": [{"op_name": str(i), "bytes": 1, "values": 1} for i in range(300)],
+                "timeline": [{"memory_space": 0, "length": 9001, "bucket": 1, "live_bytes": live}],
+                "compiler": {
+                    "file": "f",
+                    "temp_allocation_bytes": {"0": 1},
+                    "allocations": [
+                        {"index": i, "size": i, "values": [{"name": "x"}] * 20} for i in range(400)
+                    ],
+                },
+            }
+        ]
+    }
     (m,) = bound_memory(doc, top=50)["modules"]
     assert "values" not in m and m["values_total"] == 5000
     assert len(m["live_at_peak"]) == 50 and m["live_at_peak_total"] == 5000

@@ -239,7 +239,7 @@ def memory_document(
     """`memory --format json` for (file, module, buffer assignment) triples through
     `hlo_layout.memory.analyze_memory`, or (None, [why]) when that package is not installed."""
     try:
-        from hlo_layout.memory import analyze_memory
+        from hlo_layout.memory import analyze_memory  # type: ignore[import-not-found,unused-ignore]
     except ModuleNotFoundError as e:
         if e.name not in ("hlo_layout.memory", "hlo_layout"):
             raise

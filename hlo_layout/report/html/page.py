@@ -62,8 +62,8 @@ def render_html(data: dict[str, Any], *, fragment: bool = False) -> str:
     css, js = _asset("report.css"), _asset("report.js")
     body = (
         '<div class="hlo-report">'
-        '<noscript>This report draws itself with JavaScript from the JSON embedded in it '
-        f'(the <code>script#{DATA_ELEMENT_ID}</code> element).</noscript>'
+        "<noscript>This report draws itself with JavaScript from the JSON embedded in it "
+        f"(the <code>script#{DATA_ELEMENT_ID}</code> element).</noscript>"
         '<div class="hlo-app"></div>'
         f'<script type="application/json" id="{DATA_ELEMENT_ID}">{embed_json(data)}</script>'
         f"<script>{js}</script>"

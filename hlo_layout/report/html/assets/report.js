@@ -80,7 +80,8 @@
     return h("span", { text: humanBytes(n), title: exactBytes(n), data: d });
   }
   function section(title, sub) {
-    return h("section", {}, [h("h2", { text: title }), sub ? h("p", { class: "sub", text: sub }) : null]);
+    var id = title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+    return h("section", { id: id }, [h("h2", { text: title }), sub ? h("p", { class: "sub", text: sub }) : null]);
   }
   function table(headers, rows, opts) {
     opts = opts || {};
@@ -103,15 +104,21 @@
       detail ? h("div", { class: "detail" }, [detail]) : null,
     ]);
   }
-  // Text that may wrap only at token boundaries (never inside a name, a number or a tile):
-  // after `,` `:` `/`, before `{`, and after `)` or `]` unless a closing bracket follows.
+  // Text that may wrap only at token boundaries, never inside a name, a number or a tile:
+  // after `,` between dims (not inside `(...)` or `{...}`), after `:` and `/`, before `{`, and
+  // between layout properties (`)T(`, `)S(`).
   function tokens(str, cls) {
     var e = h("span", { class: cls || "" });
-    var text = String(str === null || str === undefined ? "" : str), from = 0;
+    var text = String(str === null || str === undefined ? "" : str), from = 0, open = [];
     function cut(at) { e.appendChild(document.createTextNode(text.slice(from, at))); e.appendChild(document.createElement("wbr")); from = at; }
-    for (var i = 1; i < text.length; i++) {
-      var a = text.charAt(i - 1), b = text.charAt(i);
-      if (a === "," || a === ":" || a === "/" || b === "{" || ((a === ")" || a === "]") && ")]}".indexOf(b) < 0 && b !== ",")) cut(i);
+    for (var i = 0; i < text.length; i++) {
+      var a = text.charAt(i), b = text.charAt(i + 1);
+      if (a === "[" || a === "(" || a === "{") open.push(a);
+      else if (a === "]" || a === ")" || a === "}") open.pop();
+      if (i + 1 >= text.length) break;
+      var top = open.length ? open[open.length - 1] : "";
+      if ((a === "," && (top === "[" || top === "")) || a === ":" || a === "/" || b === "{" ||
+          (a === ")" && top === "{" && /[A-Z(]/.test(b))) cut(i + 1);
     }
     e.appendChild(document.createTextNode(text.slice(from)));
     return e;
@@ -309,7 +316,7 @@
       rows.forEach(function (b) {
         var tr = h("tr", { class: "pick", data: { test: "live-row", name: b.name, index: (b.index || []).join(","), bytes: b.bytes, padding: b.padding_bytes, space: b.memory_space } });
         var sizeCell = h("span", {}, [h("span", { class: "bar" }), bytesSpan(b.bytes)]);
-        sizeCell.firstChild.style.width = Math.max(1, Math.round((b.bytes / maxBytes) * 40)) + "px";
+        sizeCell.firstChild.style.width = Math.max(1, Math.round((b.bytes / maxBytes) * 28)) + "px";
         tr.appendChild(td(b.name + indexText(b.index), "name"));
         tr.appendChild(td(tokens(b.shape), "shape"));
         tr.appendChild(td(sizeCell, "num"));

@@ -290,13 +290,19 @@ def screenshots(out: Path) -> None:
             fake.analyze_memory = shim_analyze_memory  # type: ignore[attr-defined]
             sys.modules["hlo_layout.memory"] = fake
     out.mkdir(parents=True, exist_ok=True)
-    shots = {"tpu": ("report-tpu.png", 1800), "tpu-padding": ("report-padding.png", 4200)}
+    shots = [
+        ("tpu", "report-tpu.png", 1500, ""),
+        ("tpu-padding", "report-padding.png", 1300, "#only=padding-by-tiling-pattern"),
+    ]
     with tempfile.TemporaryDirectory() as tmp:
-        for kind, (name, height) in shots.items():
+        for kind, name, height, anchor in shots:
             page, _ = report_page(DUMPS[kind])
             path = Path(tmp) / f"{kind}.html"
             path.write_text(page)
-            chromium([f"--screenshot={out / name}", f"--window-size=1280,{height}"], path.as_uri())
+            chromium(
+                [f"--screenshot={out / name}", f"--window-size=1280,{height}"],
+                path.as_uri() + anchor,
+            )
 
 
 if __name__ == "__main__":

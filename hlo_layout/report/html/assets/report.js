@@ -412,7 +412,7 @@
     var groups = im.padding_groups;
     if (!groups) return null;
     var sec = section("Padding by tiling pattern",
-      "Values whose buffer is bigger than their data, grouped by the layout properties that pad them (each value counted once, no liveness). The picture draws memory order like `hlo-layout layout --grid`.");
+      "Values whose buffer is bigger than their data, grouped by the layout properties that pad them (each value counted once, no liveness). The picture draws memory order as hlo-layout layout --grid does.");
     if (!groups.length) { sec.appendChild(h("p", { class: "empty", text: "No value is padded." })); return sec; }
     groups.forEach(function (g) {
       var box = h("div", { class: "pattern", data: { test: "padding-group", pattern: g.pattern, bytes: g.padding_bytes } });
@@ -563,7 +563,7 @@
       var st = section("Fusions by kind and opcodes", group(im.instructions || 0) + " instructions in " + group(im.computations_total || 0) + " computations" + (im.computations_by_kind ? " (" + Object.keys(im.computations_by_kind).map(function (k) { return im.computations_by_kind[k] + " " + k; }).join(", ") + ")" : "") + ".");
       var cols = h("div", { class: "cols" });
       if (fk.length) cols.appendChild(h("div", { data: { test: "fusion-kinds" } }, [h("h3", { text: "Fusions by kind" }), barList(fk, function (r) { return r[0]; }, function (r) { return r[1]; }, function (r) { return group(r[1]); })]));
-      if (oc.length) cols.appendChild(h("div", {}, [h("h3", { text: "Opcodes" + (im.opcodes_total ? " (" + oc.length + " of " + im.opcodes_total + ")" : "") }), barList(oc.slice(0, 25), function (r) { return r[0]; }, function (r) { return r[1]; }, function (r) { return group(r[1]); })]));
+      if (oc.length) cols.appendChild(h("div", {}, [h("h3", { text: "Opcodes" + (im.opcodes_total ? " (" + oc.length + " of " + im.opcodes_total + ")" : "") }), barList(oc, function (r) { return r[0]; }, function (r) { return r[1]; }, function (r) { return group(r[1]); })]));
       st.appendChild(cols);
       container.appendChild(st);
     }
@@ -601,6 +601,9 @@
   try {
     render();
     root.dataset.rendered = "ok";
+    // `#only=SECTION-ID` shows the header and that section alone (for screenshots and links).
+    var only = /(?:^#|&)only=([a-z0-9-]+)/.exec(location.hash || "");
+    if (only) Array.prototype.forEach.call(root.querySelectorAll("section"), function (sec) { sec.hidden = sec.id !== only[1]; });
   } catch (err) {
     root.dataset.rendered = "error";
     app.appendChild(h("pre", { class: "notes", data: { test: "render-error" }, text: "The report could not be drawn: " + (err && err.stack || err) }));

@@ -292,7 +292,8 @@ def screenshots(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     shots = [
         ("tpu", "report-tpu.png", 1500, ""),
-        ("tpu-padding", "report-padding.png", 1300, "#only=padding-by-tiling-pattern"),
+        ("tpu-padding", "report-padding.png", 1250, "#only=padding-by-tiling-pattern"),
+        ("gpu", "report-gpu-live.png", 1000, "#only=buffers-live-at-the-peak"),
     ]
     with tempfile.TemporaryDirectory() as tmp:
         for kind, name, height, anchor in shots:

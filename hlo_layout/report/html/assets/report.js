@@ -144,7 +144,10 @@
     for (var j = 0; j < totals.length; j++) if (totals[j].memory_space === space) return totals[j].name;
     return "space";
   }
-  function spaceLabel(mem, im, space) { return spaceName(mem, im, space) + " (S(" + space + "))"; }
+  function spaceLabel(mem, im, space) {
+    var name = spaceName(mem, im, space), tag = "S(" + space + ")";
+    return name === tag ? tag : name + " (" + tag + ")";
+  }
 
   // ---- memory over program order ------------------------------------------------------------
   function niceStep(raw) {

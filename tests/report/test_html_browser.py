@@ -25,7 +25,7 @@ from hlo_layout.layout import buffer_assignment_beside, read_buffer_assignment
 from hlo_layout.report.html import build_report, render_html
 from hlo_layout.report.units import human_bytes
 from hlo_layout.syntax import parse_file
-from tests.conftest import CORPUS, SAMPLES
+from tests.conftest import CORPUS, REPO, SAMPLES
 from tests.report.html_memory_shim import install_shim, shim_analyze_memory
 
 CHROMIUM = next(
@@ -75,10 +75,11 @@ def chromium(args: list[str], url: str, timeout: float = 90) -> str:
     return done.stdout
 
 
-def report_page(dump: Path) -> tuple[str, dict[str, Any]]:
+def report_page(dump: Path, fragment: bool = False) -> tuple[str, dict[str, Any]]:
     ba = buffer_assignment_beside(dump)
-    data = build_report([(str(dump), parse_file(dump), read_buffer_assignment(ba) if ba else None)])
-    return render_html(data), data
+    name = dump.relative_to(REPO).as_posix() if dump.is_relative_to(REPO) else str(dump)
+    data = build_report([(name, parse_file(dump), read_buffer_assignment(ba) if ba else None)])
+    return render_html(data, fragment=fragment), data
 
 
 class _Elements(HTMLParser):
@@ -211,6 +212,18 @@ def test_page_without_the_memory_analysis_says_so(tmp_path: Path, monkeypatch) -
 #: Hosts Chromium itself calls in the background (component updater, clock, accounts) whatever
 #: the page does; every other request through the proxy is the page's.
 BROWSER_HOSTS = ("google.com", "googleapis.com", "gvt1.com", "gstatic.com")
+
+
+def test_two_notebook_fragments_on_one_page_each_draw_their_own_data(
+    tmp_path: Path, shim: None
+) -> None:
+    # A notebook shows `_repr_html_` outputs side by side: ids repeat, so each script must find
+    # the data beside it.
+    parts = [report_page(DUMPS[k], fragment=True) for k in ("tpu", "cpu")]
+    page = "<!DOCTYPE html><html><body>" + "".join(p for p, _ in parts) + "</body></html>"
+    e = dom(page, tmp_path)
+    peaks = [int(p["attrs"]["data-bytes"]) for p in e.all("peak-total")]
+    assert peaks == [d["memory"]["modules"][0]["peak_bytes"] for _, d in parts]
 
 
 class _Proxy:

@@ -172,6 +172,7 @@ def test_page_embeds_its_data_once_and_loads_nothing() -> None:
         r"url\(|@import|fetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon", page
     )
     assert "</script><script>alert" not in page
+    assert page.count("</script>") == 2 and page.count("</style>") == 1
     fragment = render_html(data, fragment=True)
     assert "<html" not in fragment and _embedded(fragment) == data
 

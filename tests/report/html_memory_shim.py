@@ -45,7 +45,11 @@ def _op_name(instruction: Any) -> tuple[str | None, str | None]:
 
 
 def shim_analyze_memory(
-    module: Module, backend: str | None = None, buffer_assignment: BufferAssignment | None = None
+    module: Module,
+    backend: str | None = None,
+    buffer_assignment: BufferAssignment | None = None,
+    *,
+    file: str | None = None,
 ) -> ShimAnalysis:
     entry = module.entry
     assert entry is not None
@@ -144,7 +148,7 @@ def shim_analyze_memory(
     return ShimAnalysis(
         {
             "module": module.name,
-            "file": None,
+            "file": file,
             "backend": backend or ("tpu" if tiled else "cpu"),
             "scheduled": any(a.key == "is_scheduled" for a in module.attributes),
             "notes": ["DEVELOPMENT SHIM: naive entry-only liveness, not XLA's peak"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -259,3 +260,15 @@ def test_report_of_a_big_gpu_dump_stays_small(tmp_path: Path, monkeypatch) -> No
     big.write_text("\n".join(chunks))
     page = render_html(build_report([(str(big), parse_file(big), None)]))
     assert len(page.encode()) < 2_000_000
+
+
+def test_a_module_the_analysis_rejects_becomes_a_note(monkeypatch) -> None:
+    def reject(module, backend=None, buffer_assignment=None, *, file=None):
+        raise ValueError("module has no computation")
+
+    monkeypatch.setitem(
+        sys.modules, "hlo_layout.memory", types.SimpleNamespace(analyze_memory=reject)
+    )
+    doc, notes = memory_document(_entries(TPU))
+    assert doc == {"schema_version": 1, "modules": []}
+    assert notes == ["jit_transformer: no peak-memory analysis (module has no computation)"]

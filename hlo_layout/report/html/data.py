@@ -141,6 +141,7 @@ def module_overview(
         "opcodes": [list(kv) for kv in summary["opcodes"]],
         "fusions_by_kind": [list(kv) for kv in summary["fusions_by_kind"]],
         "largest_buffers": [leaf_row_json(r) for r in report.buffers[:top]],
+        "largest_buffers_total": report.buffer_count,
         "padding_groups": [
             padding_group_json(g, PADDING_ROWS, n < PICTURES)
             for n, g in enumerate(report.padding[:PADDING_GROUPS])
@@ -237,20 +238,26 @@ def memory_document(
     modules: Iterable[tuple[str, Module, BufferAssignment | None]],
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """`memory --format json` for (file, module, buffer assignment) triples through
-    `hlo_layout.memory.analyze_memory`, or (None, [why]) when that package is not installed."""
+    `hlo_layout.memory.analyze_memory` (given `file=` so it can tell the backend from the dump's
+    name), with notes for modules it could not analyze; (None, [why]) when that package is not
+    installed."""
     try:
         from hlo_layout.memory import analyze_memory  # type: ignore[import-not-found,unused-ignore]
     except ModuleNotFoundError as e:
         if e.name not in ("hlo_layout.memory", "hlo_layout"):
             raise
         return None, [MEMORY_UNAVAILABLE]
-    out = []
+    out, notes = [], []
     for file, module, assignment in modules:
-        d = analyze_memory(module, buffer_assignment=assignment).to_dict()
+        try:
+            d = analyze_memory(module, buffer_assignment=assignment, file=file).to_dict()
+        except ValueError as e:  # e.g. a module with no computation: nothing to analyze
+            notes.append(f"{module.name or file}: no peak-memory analysis ({e})")
+            continue
         if d.get("file") is None:
             d["file"] = file
         out.append(d)
-    return {"schema_version": 1, "modules": out}, []
+    return {"schema_version": 1, "modules": out}, notes
 
 
 def build_report(

@@ -546,7 +546,8 @@
     var largest = im.largest_buffers || [];
     if (largest.length) {
       var side = h("div", { class: "side" });
-      where.appendChild(h("h3", { text: "Largest buffers" }));
+      var ofAll = im.largest_buffers_total > largest.length ? " (" + largest.length + " of " + group(im.largest_buffers_total) + ")" : "";
+      where.appendChild(h("h3", { text: "Largest buffers" + ofAll }));
       var body = largest.map(function (b) {
         var tr = h("tr", { class: "pick", data: { test: "largest-row", name: b.name, bytes: b.physical_bytes } }, [td(b.name + indexText(b.index), "name"), td(tokens(b.shape), "shape"), td(bytesSpan(b.physical_bytes), "num"), td(bytesSpan(b.padding_bytes), "num"), td(b.opcode), td(spaceName(mem, im, b.memory_space))]);
         tr.addEventListener("click", function () {

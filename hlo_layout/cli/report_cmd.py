@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -72,6 +73,22 @@ def _write(path: Path, text: str) -> None:
         raise typer.Exit(EXIT_USAGE) from None
 
 
+def write_html_report(
+    entries: list[tuple[str, Module, BufferAssignment | None]],
+    output: Path,
+    *,
+    top: int = 200,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Build the report of parsed (file, module, buffer assignment) triples and write the page
+    (also what `inspect --html FILE` would call)."""
+    from hlo_layout.report.html import build_report, render_html
+
+    _write(output, render_html(build_report(entries, top=top, progress=progress)))
+    if str(output) != "-":
+        stderr_console().print(f"wrote {output} ({_size(output):,} bytes)")
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -92,8 +109,6 @@ def report(
     assignment beside ours when it sits beside the dump. [bold]--top[/bold] bounds each list.
     """
     with guard("report"):
-        from hlo_layout.report.html import build_report, render_html
-
         if buffers is not None and len(dumps) != 1:
             stderr_console().print("error: --buffers goes with exactly one dump")
             raise typer.Exit(EXIT_USAGE)
@@ -126,11 +141,8 @@ def report(
                 entries.extend((str(path), m, assignment) for m in found)
             if entries:
                 stages.start("measuring")
-                data = build_report(entries, top=top, progress=stages.callback)
+                write_html_report(entries, output, top=top, progress=stages.callback)
         if not entries:
             raise typer.Exit(EXIT_INPUT)
-        _write(output, render_html(data))
-        if str(output) != "-":
-            stderr_console().print(f"wrote {output} ({_size(output):,} bytes)")
         if failed:
             raise typer.Exit(EXIT_INPUT)

@@ -123,6 +123,13 @@
     e.appendChild(document.createTextNode(text.slice(from)));
     return e;
   }
+  // Rows and headers that act on click also act on Enter / Space when focused.
+  function keyboard(e) {
+    e.tabIndex = 0;
+    e.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); e.click(); }
+    });
+  }
   function indexText(index) { return index && index.length ? "{" + index.join(",") + "}" : ""; }
 
   // ---- data ---------------------------------------------------------------------------------
@@ -294,7 +301,7 @@
     var thead = h("thead", {}, [h("tr", {}, heads.map(function (c) {
       var num = c[0] === "size" || c[0] === "padding" || c[0] === "exp";
       var th = h("th", { class: (num ? "num " : "") + (c[0] === "size" || c[0] === "padding" ? "sortable" : ""), text: c[1] });
-      if (c[0] === "size" || c[0] === "padding") th.addEventListener("click", function () { state.sort = c[0]; draw(); });
+      if (c[0] === "size" || c[0] === "padding") { th.addEventListener("click", function () { state.sort = c[0]; draw(); }); keyboard(th); }
       ths[c[0]] = th;
       return th;
     }))]);
@@ -330,6 +337,7 @@
         tr.appendChild(td(b.start !== undefined ? group(b.start) + "–" + group(b.end) : "", "num"));
         tr.appendChild(td(tokens(b.op_name || ""), "op"));
         tr.addEventListener("click", function () { select(b, tr); });
+        keyboard(tr);
         if (state.selected === b) tr.classList.add("selected");
         if (!firstRow) firstRow = [b, tr];
         body.appendChild(tr);
@@ -550,6 +558,7 @@
       where.appendChild(h("h3", { text: "Largest buffers" + ofAll }));
       var body = largest.map(function (b) {
         var tr = h("tr", { class: "pick", data: { test: "largest-row", name: b.name, bytes: b.physical_bytes } }, [td(b.name + indexText(b.index), "name"), td(tokens(b.shape), "shape"), td(bytesSpan(b.physical_bytes), "num"), td(bytesSpan(b.padding_bytes), "num"), td(b.opcode), td(spaceName(mem, im, b.memory_space))]);
+        keyboard(tr);
         tr.addEventListener("click", function () {
           Array.prototype.forEach.call(tr.parentNode.querySelectorAll("tr.selected"), function (r) { r.classList.remove("selected"); });
           tr.classList.add("selected");

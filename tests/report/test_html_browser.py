@@ -322,3 +322,30 @@ def screenshots(out: Path) -> None:
 if __name__ == "__main__":
     screenshots(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"))
     os._exit(0)
+
+
+FIREFOX = shutil.which("firefox") or shutil.which("firefox-esr")
+
+
+@pytest.mark.skipif(
+    FIREFOX is None, reason="Firefox is not installed (apt-get install firefox-esr)"
+)
+def test_firefox_draws_the_page(tmp_path: Path, shim: None) -> None:
+    # Firefox headless can only take screenshots: the drawn page (charts, tables, cards) must
+    # give a far busier picture than the same page whose script failed at its first line.
+    page, _ = report_page(DUMPS["tpu"])
+    broken = page.replace("(function () {\n", "(function () { throw new Error('off');\n", 1)
+    sizes = []
+    for n, text in enumerate((page, broken)):
+        html_path, png = tmp_path / f"p{n}.html", tmp_path / f"p{n}.png"
+        html_path.write_text(text)
+        profile = tmp_path / f"profile{n}"
+        profile.mkdir()
+        subprocess.run(
+            [FIREFOX, "--headless", "--no-remote", "--profile", str(profile),
+             "--window-size=1280,1400", "--screenshot", str(png), html_path.as_uri()],
+            capture_output=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert png.exists()
+        sizes.append(png.stat().st_size)
+    assert sizes[0] > 5 * sizes[1], sizes

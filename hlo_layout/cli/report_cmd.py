@@ -84,7 +84,10 @@ def write_html_report(
     (also what `inspect --html FILE` would call)."""
     from hlo_layout.report.html import build_report, render_html
 
-    _write(output, render_html(build_report(entries, top=top, progress=progress)))
+    data = build_report(entries, top=top, progress=progress)
+    _write(output, render_html(data))
+    for note in data["notes"]:
+        stderr_console().print(f"note: {note}", markup=False, highlight=False)
     if str(output) != "-":
         stderr_console().print(f"wrote {output} ({_size(output):,} bytes)")
 

@@ -26,6 +26,7 @@ COMMANDS = {
     "memory": "memory_cmd",
     "indexing": "indexing_cmd",
     "sharding": "sharding_cmd",
+    "report": "report_cmd",
 }
 
 

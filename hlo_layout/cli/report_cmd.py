@@ -1,0 +1,151 @@
+"""`hlo-layout report DUMP... -o report.html`: one self-contained HTML page per run."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hlo_layout.cli.app import app
+from hlo_layout.cli.common import (
+    EXIT_INPUT,
+    EXIT_USAGE,
+    DumpArgs,
+    TopOpt,
+    guard,
+    report_error,
+    stderr_console,
+)
+from hlo_layout.errors import HloLayoutError
+from hlo_layout.layout.buffer_assignment import (
+    BufferAssignment,
+    buffer_assignment_beside,
+    read_buffer_assignment,
+)
+from hlo_layout.report.progress_view import progress_stages
+from hlo_layout.syntax.parse import HloInputError, parse_file_modules
+from hlo_layout.syntax.tree import Module
+
+OutputOpt = Annotated[
+    Path,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Where to write the HTML page (`-` for stdout).",
+        show_default=False,
+    ),
+]
+BuffersOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--buffers",
+        "-b",
+        help="XLA's *buffer-assignment.txt for the dump (found beside it when not given).",
+        show_default=False,
+    ),
+]
+
+
+def _write(path: Path, text: str) -> None:
+    """Write the page whole or not at all (a temporary file renamed over the target)."""
+    if str(path) == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".hlo-layout-", suffix=".html", dir=directory)
+    except OSError as e:
+        stderr_console().print(f"error: cannot write {path}: {e.strerror or e}")
+        raise typer.Exit(EXIT_USAGE) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        stderr_console().print(f"error: cannot write {path}: {e.strerror or e}")
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def write_html_report(
+    entries: list[tuple[str, Module, BufferAssignment | None]],
+    output: Path,
+    *,
+    top: int = 200,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Build the report of parsed (file, module, buffer assignment) triples and write the page
+    (also what `inspect --html FILE` would call)."""
+    from hlo_layout.report.html import build_report, render_html
+
+    data = build_report(entries, top=top, progress=progress)
+    _write(output, render_html(data))
+    for note in data["notes"]:
+        stderr_console().print(f"note: {note}", markup=False, highlight=False)
+    if str(output) != "-":
+        stderr_console().print(f"wrote {output} ({_size(output):,} bytes)")
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+@app.command()
+def report(
+    dumps: DumpArgs,
+    output: OutputOpt,
+    top: TopOpt = 200,
+    buffers: BuffersOpt = None,
+) -> None:
+    """Write one self-contained HTML report (no network needed to view it): memory over program
+    order per memory space with the peak marked, the buffers live at the peak with a card each,
+    padding by tiling pattern with tile-grid pictures, fusions by kind, and the compiler's buffer
+    assignment beside ours when it sits beside the dump. [bold]--top[/bold] bounds each list.
+    """
+    with guard("report"):
+        if buffers is not None and len(dumps) != 1:
+            stderr_console().print("error: --buffers goes with exactly one dump")
+            raise typer.Exit(EXIT_USAGE)
+        if output.is_dir():
+            stderr_console().print(f"error: {output} is a directory; give a file name for -o")
+            raise typer.Exit(EXIT_USAGE)
+        entries: list[tuple[str, Module, BufferAssignment | None]] = []
+        failed = False
+        with progress_stages(stderr_console(), sum(_size(p) for p in dumps)) as stages:
+            for path in dumps:
+                stages.start(f"reading {path.name}")
+                try:
+                    found = parse_file_modules(path)
+                    if not found:
+                        raise HloInputError(f"{path}: no HLO module, computation or instruction")
+                except HloLayoutError as e:
+                    report_error(e)
+                    failed = True
+                    continue
+                ba_path = buffers
+                if ba_path is None and len(found) == 1:
+                    ba_path = buffer_assignment_beside(path)
+                assignment = None
+                if ba_path is not None:
+                    try:
+                        assignment = read_buffer_assignment(ba_path)
+                    except HloLayoutError as e:
+                        report_error(e)
+                        failed = True
+                entries.extend((str(path), m, assignment) for m in found)
+            if entries:
+                stages.start("measuring")
+                write_html_report(entries, output, top=top, progress=stages.callback)
+        if not entries:
+            raise typer.Exit(EXIT_INPUT)
+        if failed:
+            raise typer.Exit(EXIT_INPUT)

@@ -1,0 +1,627 @@
+/* hlo-layout HTML report: draws the page from the JSON embedded beside this script.
+   Plain ES2017, no library, no network. Every text from the data goes in through textContent. */
+(function () {
+  "use strict";
+  var t0 = (window.performance && performance.now()) || 0;
+  var script = document.currentScript;
+  var root = script.parentNode;
+  var app = root.querySelector(".hlo-app");
+  var SVGNS = "http://www.w3.org/2000/svg";
+
+  // ---- formatting (digit for digit as hlo-layout's Python prints) -------------------------
+  // n * scale / div rounded half to even, as Python's format() rounds an exact binary value.
+  function fixedRatio(num, div, decimals) {
+    var scale = Math.pow(10, decimals);
+    var neg = (num < 0) !== (div < 0);
+    num = Math.abs(num) * scale; div = Math.abs(div);
+    var q = Math.floor(num / div), r = num - q * div;
+    if (2 * r > div || (2 * r === div && q % 2 === 1)) q += 1;
+    var s = String(q);
+    if (decimals > 0) {
+      while (s.length <= decimals) s = "0" + s;
+      s = s.slice(0, s.length - decimals) + "." + s.slice(s.length - decimals);
+    }
+    return (neg && q !== 0 ? "-" : "") + s;
+  }
+  // tsl::strings::HumanReadableNumBytes (hlo_layout.report.units.human_bytes).
+  function humanBytes(n) {
+    if (n === null || n === undefined) return "?";
+    var sign = n < 0 ? "-" : "";
+    n = Math.abs(n);
+    if (n < 1024) return sign + n + "B";
+    var unit = 0;
+    while (n >= 1048576) { n = Math.floor(n / 1024); unit += 1; }
+    return sign + fixedRatio(n, 1024, unit === 0 ? 1 : 2) + "KMGTPE".charAt(unit) + "iB";
+  }
+  function exactBytes(n) { return n === null || n === undefined ? "unknown" : group(n) + " B"; }
+  function group(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+  function expansion(physical, logical) {
+    if (physical === null || logical === null || physical === undefined || logical === undefined) return "?";
+    if (!logical) return physical ? "∞" : "-";
+    return fixedRatio(physical, logical, 1) + "x";
+  }
+  function percent(part, whole) { return whole ? fixedRatio(part * 100, whole, 1) + "%" : "-"; }
+  function axisBytes(v) {
+    if (v === 0) return "0";
+    var units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"], u = 0;
+    while (v >= 1024 && u < units.length - 1) { v /= 1024; u += 1; }
+    return (Math.round(v * 10) / 10) + units[u];
+  }
+
+  // ---- DOM helpers --------------------------------------------------------------------------
+  function h(tag, props, kids) {
+    var e = document.createElement(tag);
+    props = props || {};
+    Object.keys(props).forEach(function (k) {
+      var v = props[k];
+      if (v === undefined || v === null) return;
+      if (k === "text") e.textContent = String(v);
+      else if (k === "class") e.className = v;
+      else if (k === "data") Object.keys(v).forEach(function (d) { e.dataset[d] = String(v[d]); });
+      else if (k.slice(0, 2) === "on") e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, String(v));
+    });
+    (kids || []).forEach(function (c) {
+      if (c === null || c === undefined || c === false) return;
+      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+  function s(tag, attrs, text) {
+    var e = document.createElementNS(SVGNS, tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  }
+  function bytesSpan(n, test, extra) {
+    var d = { bytes: n === null || n === undefined ? "" : n };
+    if (test) d.test = test;
+    Object.keys(extra || {}).forEach(function (k) { d[k] = extra[k]; });
+    return h("span", { text: humanBytes(n), title: exactBytes(n), data: d });
+  }
+  function section(title, sub) {
+    var id = title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+    return h("section", { id: id }, [h("h2", { text: title }), sub ? h("p", { class: "sub", text: sub }) : null]);
+  }
+  function table(headers, rows, opts) {
+    opts = opts || {};
+    var thead = h("thead", {}, [h("tr", {}, headers.map(function (c) {
+      return h("th", { class: c.num ? "num" : "", text: c.label, title: c.title });
+    }))]);
+    var tbody = h("tbody", {}, rows);
+    var t = h("table", {}, [thead, tbody]);
+    return opts.box === false ? t : h("div", { class: "tablebox" }, [t]);
+  }
+  function td(content, cls, title) {
+    var e = h("td", { class: cls || "", title: title });
+    if (content instanceof Node) e.appendChild(content); else e.textContent = content === null || content === undefined ? "" : String(content);
+    return e;
+  }
+  function card(label, value, detail, valueClass) {
+    return h("div", { class: "card" }, [
+      h("div", { class: "label", text: label }),
+      h("div", { class: "value " + (valueClass || "") }, [value]),
+      detail ? h("div", { class: "detail" }, [detail]) : null,
+    ]);
+  }
+  // Text that may wrap only at token boundaries, never inside a name, a number or a tile:
+  // after `,` between dims (not inside `(...)` or `{...}`), after `:` and `/`, before `{`, and
+  // between layout properties (`)T(`, `)S(`).
+  function tokens(str, cls) {
+    var e = h("span", { class: cls || "" });
+    var text = String(str === null || str === undefined ? "" : str), from = 0, open = [];
+    function cut(at) { e.appendChild(document.createTextNode(text.slice(from, at))); e.appendChild(document.createElement("wbr")); from = at; }
+    for (var i = 0; i < text.length; i++) {
+      var a = text.charAt(i), b = text.charAt(i + 1);
+      if (a === "[" || a === "(" || a === "{") open.push(a);
+      else if (a === "]" || a === ")" || a === "}") open.pop();
+      if (i + 1 >= text.length) break;
+      var top = open.length ? open[open.length - 1] : "";
+      if ((a === "," && (top === "[" || top === "")) || a === ":" || a === "/" || b === "{" ||
+          (a === ")" && top === "{" && /[A-Z(]/.test(b))) cut(i + 1);
+    }
+    e.appendChild(document.createTextNode(text.slice(from)));
+    return e;
+  }
+  // Rows and headers that act on click also act on Enter / Space when focused.
+  function keyboard(e) {
+    e.tabIndex = 0;
+    e.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); e.click(); }
+    });
+  }
+  function indexText(index) { return index && index.length ? "{" + index.join(",") + "}" : ""; }
+
+  // ---- data ---------------------------------------------------------------------------------
+  var data = JSON.parse(root.querySelector('script[type="application/json"]').textContent);
+  var inspectModules = (data.inspect && data.inspect.modules) || [];
+  var memoryModules = (data.memory && data.memory.modules) || [];
+
+  function memoryFor(i, im) {
+    for (var k = 0; k < memoryModules.length; k++) {
+      var m = memoryModules[k];
+      if (m.file === im.file && m.module === im.module) return m;
+    }
+    return memoryModules.length === inspectModules.length ? memoryModules[i] : null;
+  }
+  function spaceName(mem, im, space) {
+    var list = (mem && mem.spaces) || [];
+    for (var i = 0; i < list.length; i++) if (list[i].memory_space === space) return list[i].name;
+    var totals = (im && im.totals) || [];
+    for (var j = 0; j < totals.length; j++) if (totals[j].memory_space === space) return totals[j].name;
+    return "space";
+  }
+  function spaceLabel(mem, im, space) {
+    var name = spaceName(mem, im, space), tag = "S(" + space + ")";
+    return name === tag ? tag : name + " (" + tag + ")";
+  }
+
+  // ---- memory over program order ------------------------------------------------------------
+  function niceStep(raw) {
+    var unit = 1;
+    while (raw / unit >= 1024) unit *= 1024;
+    var steps = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128, 200, 250, 256, 500, 512, 1024];
+    for (var i = 0; i < steps.length; i++) if (steps[i] * unit >= raw) return steps[i] * unit;
+    return 1024 * unit;
+  }
+
+  function drawChart(t, sp, label) {
+    var W = 960, H = 230, L = 70, R = 18, T = 26, B = 30, pw = W - L - R, ph = H - T - B;
+    var live = t.live_bytes || [], bucket = t.bucket || 1;
+    var length = t.length || live.length * bucket || 1;
+    var peak = sp ? sp.peak_live_bytes : Math.max.apply(null, live.concat([0]));
+    var top = Math.max(1, peak || 0, Math.max.apply(null, live.concat([0])));
+    var step = niceStep(top / 4), ymax = Math.ceil(top / step) * step;
+    function x(stepIndex) { return L + (stepIndex / length) * pw; }
+    function y(v) { return T + ph - (v / ymax) * ph; }
+    var svg = s("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": label });
+    var axis = s("g", { class: "axis" });
+    for (var v = 0; v <= ymax + 0.5; v += step) {
+      axis.appendChild(s("line", { class: "gridline", x1: L, x2: W - R, y1: y(v), y2: y(v) }));
+      axis.appendChild(s("text", { x: L - 8, y: y(v) + 4, "text-anchor": "end" }, axisBytes(v)));
+    }
+    var xticks = 6;
+    for (var k = 0; k <= xticks; k++) {
+      var sx = Math.round((length * k) / xticks);
+      axis.appendChild(s("line", { x1: x(sx), x2: x(sx), y1: T + ph, y2: T + ph + 4 }));
+      axis.appendChild(s("text", { x: x(sx), y: H - 10, "text-anchor": "middle" }, group(sx)));
+    }
+    axis.appendChild(s("line", { x1: L, x2: W - R, y1: T + ph, y2: T + ph }));
+    svg.appendChild(axis);
+    var rangeRect = s("rect", { class: "range", x: 0, y: T, width: 0, height: ph, visibility: "hidden" });
+    svg.appendChild(rangeRect);
+    var d = "M" + x(0) + "," + y(0), line = "";
+    live.forEach(function (val, i) {
+      var x0 = x(i * bucket), x1 = x(Math.min(length, (i + 1) * bucket));
+      d += "L" + x0 + "," + y(val) + "L" + x1 + "," + y(val);
+      line += (i ? "L" : "M") + x0 + "," + y(val) + "L" + x1 + "," + y(val);
+    });
+    d += "L" + x(length) + "," + y(0) + "Z";
+    svg.appendChild(s("path", { class: "area", d: d }));
+    svg.appendChild(s("path", { class: "line", d: line }));
+    if (sp && sp.peak_step !== null && sp.peak_step !== undefined) {
+      var px = x(sp.peak_step + 0.5);
+      svg.appendChild(s("line", { class: "peakline", x1: px, x2: px, y1: T - 8, y2: T + ph }));
+      svg.appendChild(s("circle", { class: "peakdot", cx: px, cy: y(peak), r: 3.5 }));
+      var right = px > L + pw * 0.6;
+      svg.appendChild(s("text", {
+        class: "peaklabel", x: px + (right ? -6 : 6), y: T - 10, "text-anchor": right ? "end" : "start",
+      }, "peak " + humanBytes(peak) + " at step " + group(sp.peak_step) + (sp.peak_instruction ? " (" + sp.peak_instruction + ")" : "")));
+    }
+    var cursor = s("line", { class: "cursor", x1: 0, x2: 0, y1: T, y2: T + ph, visibility: "hidden" });
+    svg.appendChild(cursor);
+    var overlay = s("rect", { x: L, y: T, width: pw, height: ph, fill: "transparent" });
+    svg.appendChild(overlay);
+    var tip = h("div", { class: "tip" });
+    var box = h("div", { class: "chart", data: { test: "chart", space: t.memory_space } }, [
+      h("div", { class: "title", text: label }), svg, tip,
+    ]);
+    overlay.addEventListener("mousemove", function (ev) {
+      var r = svg.getBoundingClientRect(), scale = r.width / W;
+      var mx = (ev.clientX - r.left) / scale;
+      var st = Math.max(0, Math.min(length - 1, Math.floor(((mx - L) / pw) * length)));
+      var i = Math.floor(st / bucket), val = live[i] || 0;
+      cursor.setAttribute("x1", x(st + 0.5)); cursor.setAttribute("x2", x(st + 0.5));
+      cursor.setAttribute("visibility", "visible");
+      tip.textContent = (bucket > 1 ? "steps " + group(i * bucket) + "–" + group(Math.min(length, (i + 1) * bucket) - 1) + " (max) · " : "step " + group(st) + " · ") + humanBytes(val);
+      tip.style.display = "block";
+      var bx = box.getBoundingClientRect();
+      tip.style.left = Math.min(ev.clientX - bx.left + 12, bx.width - tip.offsetWidth - 4) + "px";
+      tip.style.top = (ev.clientY - bx.top - 30) + "px";
+    });
+    overlay.addEventListener("mouseleave", function () { cursor.setAttribute("visibility", "hidden"); tip.style.display = "none"; });
+    return {
+      element: box,
+      space: t.memory_space,
+      showRange: function (start, end) {
+        if (start === null || start === undefined || end === null || end === undefined) { rangeRect.setAttribute("visibility", "hidden"); return; }
+        rangeRect.setAttribute("x", x(start)); rangeRect.setAttribute("width", Math.max(1.5, x(end + 1) - x(start)));
+        rangeRect.setAttribute("visibility", "visible");
+      },
+    };
+  }
+
+  // ---- a card per buffer --------------------------------------------------------------------
+  function bufferCard(b, mem, im) {
+    if (!b) return h("div", { class: "buffer-card empty", text: "Pick a buffer to see its card." });
+    var rows = [];
+    function row(k, v) { if (v !== null && v !== undefined && v !== "") rows.push(h("dt", { text: k }), h("dd", {}, [v])); }
+    var physical = b.bytes !== undefined ? b.bytes : b.physical_bytes;
+    var padding = b.padding_bytes !== undefined ? b.padding_bytes : (physical !== null && b.logical_bytes !== null ? physical - b.logical_bytes : null);
+    row("shape", tokens(b.shape, "mono"));
+    row("logical", h("span", { text: exactBytes(b.logical_bytes) + " (" + humanBytes(b.logical_bytes) + ")", data: { test: "card-logical", bytes: b.logical_bytes } }));
+    row("physical", h("span", { text: exactBytes(physical) + " (" + humanBytes(physical) + ")", data: { test: "card-physical", bytes: physical } }));
+    row("padding", h("span", { text: exactBytes(padding) + (physical ? " (" + percent(padding, physical) + " of the buffer)" : ""), data: { test: "card-padding", bytes: padding } }));
+    row("expansion", expansion(physical, b.logical_bytes));
+    row("allocation", b.allocation);
+    if (b.memory_space !== null && b.memory_space !== undefined) row("memory space", spaceLabel(mem, im, b.memory_space));
+    if (b.start !== undefined && b.start !== null) {
+      var len = b.end - b.start + 1;
+      row("live range", "steps " + group(b.start) + " – " + group(b.end) + " (" + group(len) + " step" + (len === 1 ? "" : "s") + ")");
+    }
+    if (b.opcode) row("defined by", b.opcode + (b.computation ? " in " + b.computation : ""));
+    row("op_name", b.op_name ? tokens(b.op_name, "mono") : null);
+    row("source", b.source ? tokens(b.source, "mono") : null);
+    return h("div", { class: "buffer-card", data: { test: "buffer-card", name: b.name } }, [
+      h("h3", { text: b.name + indexText(b.index) }), h("dl", {}, rows),
+    ]);
+  }
+
+  // ---- buffers live at the peak -------------------------------------------------------------
+  function liveAtPeak(mem, im, charts) {
+    var sec = section("Buffers live at the peak",
+      "Every buffer alive at the peak step of its memory space, as the peak-memory analysis found them. Click a row for its card; its live range is shaded on the chart above.");
+    var all = mem.live_at_peak || [];
+    if (!all.length) { sec.appendChild(h("p", { class: "empty", text: "No buffer is live at the peak." })); return sec; }
+    // The URL's fragment may preselect the view: `#sort=padding&space=1`.
+    var hash = {};
+    (location.hash || "").replace(/^#/, "").split("&").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) hash[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); });
+    var state = { sort: hash.sort === "padding" ? "padding" : "size", space: hash.space !== undefined ? hash.space : "all", selected: null };
+    var side = h("div", { class: "side" });
+    var body = h("tbody");
+    var count = h("span");
+    var spaces = {};
+    all.forEach(function (b) { spaces[b.memory_space] = (spaces[b.memory_space] || 0) + 1; });
+    var filter = h("select", { "aria-label": "memory space", data: { test: "space-filter" } }, [h("option", { value: "all", text: "all memory spaces" })].concat(
+      Object.keys(spaces).map(function (k) { return h("option", { value: k, text: spaceLabel(mem, im, Number(k)) + " · " + spaces[k] }); })));
+    filter.value = state.space;
+    if (filter.value !== state.space) state.space = filter.value = "all";
+    filter.addEventListener("change", function () { state.space = filter.value; state.selected = null; draw(); });
+    var sortButtons = {};
+    function sortButton(key, label) {
+      var b = h("button", { type: "button", text: label, data: { test: "sort-" + key }, onclick: function () { state.sort = key; draw(); } });
+      sortButtons[key] = b;
+      return b;
+    }
+    var heads = [
+      ["name", "buffer"], ["shape", "shape"], ["size", "size"], ["padding", "padding"], ["exp", "expansion"],
+      ["allocation", "kind"], ["space", "space"], ["live", "live range"], ["op", "op_name"],
+    ];
+    var ths = {};
+    var thead = h("thead", {}, [h("tr", {}, heads.map(function (c) {
+      var num = c[0] === "size" || c[0] === "padding" || c[0] === "exp";
+      var th = h("th", { class: (num ? "num " : "") + (c[0] === "size" || c[0] === "padding" ? "sortable" : ""), text: c[1] });
+      if (c[0] === "size" || c[0] === "padding") { th.addEventListener("click", function () { state.sort = c[0]; draw(); }); keyboard(th); }
+      ths[c[0]] = th;
+      return th;
+    }))]);
+    var maxBytes = Math.max.apply(null, all.map(function (b) { return b.bytes || 0; }).concat([1]));
+    function select(b, tr) {
+      state.selected = b;
+      Array.prototype.forEach.call(body.querySelectorAll("tr.selected"), function (r) { r.classList.remove("selected"); });
+      if (tr) tr.classList.add("selected");
+      side.textContent = "";
+      side.appendChild(bufferCard(b, mem, im));
+      charts.forEach(function (c) { c.showRange(c.space === b.memory_space ? b.start : null, c.space === b.memory_space ? b.end : null); });
+    }
+    function draw() {
+      var rows = all.filter(function (b) { return state.space === "all" || String(b.memory_space) === state.space; });
+      var key = state.sort === "padding" ? "padding_bytes" : "bytes";
+      rows = rows.slice().sort(function (a, b) { return (b[key] || 0) - (a[key] || 0) || (b.bytes || 0) - (a.bytes || 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0); });
+      Object.keys(sortButtons).forEach(function (k) { sortButtons[k].classList.toggle("on", k === state.sort); });
+      ths.size.classList.toggle("sorted", state.sort === "size");
+      ths.padding.classList.toggle("sorted", state.sort === "padding");
+      body.textContent = "";
+      var firstRow = null;
+      rows.forEach(function (b) {
+        var tr = h("tr", { class: "pick", data: { test: "live-row", name: b.name, index: (b.index || []).join(","), bytes: b.bytes, padding: b.padding_bytes, space: b.memory_space } });
+        var sizeCell = h("span", {}, [h("span", { class: "bar" }), bytesSpan(b.bytes)]);
+        sizeCell.firstChild.style.width = Math.max(1, Math.round((b.bytes / maxBytes) * 28)) + "px";
+        tr.appendChild(td(b.name + indexText(b.index), "name"));
+        tr.appendChild(td(tokens(b.shape), "shape"));
+        tr.appendChild(td(sizeCell, "num"));
+        tr.appendChild(td(bytesSpan(b.padding_bytes), "num"));
+        tr.appendChild(td(expansion(b.bytes, b.logical_bytes), "num"));
+        tr.appendChild(td(b.allocation));
+        tr.appendChild(td(spaceName(mem, im, b.memory_space)));
+        tr.appendChild(td(b.start !== undefined ? group(b.start) + "–" + group(b.end) : "", "num"));
+        tr.appendChild(td(tokens(b.op_name || ""), "op"));
+        tr.addEventListener("click", function () { select(b, tr); });
+        keyboard(tr);
+        if (state.selected === b) tr.classList.add("selected");
+        if (!firstRow) firstRow = [b, tr];
+        body.appendChild(tr);
+      });
+      var total = mem.live_at_peak_total || all.length;
+      count.textContent = rows.length + " shown" + (total > all.length ? " (the largest " + all.length + " of " + group(total) + " embedded)" : "");
+      if (!state.selected && firstRow) select(firstRow[0], firstRow[1]);
+    }
+    var controls = h("div", { class: "controls" }, ["Sort by", sortButton("size", "size"), sortButton("padding", "padding"), "·", filter, "·", count]);
+    var tbl = h("div", { class: "tablebox" }, [h("table", { data: { test: "live-table" } }, [thead, body])]);
+    sec.appendChild(h("div", { class: "split" }, [h("div", { class: "main" }, [controls, tbl]), side]));
+    draw();
+    return sec;
+  }
+
+  // ---- peak by op_name ----------------------------------------------------------------------
+  var BAR_ROWS = 15;
+  function barList(rows, labelOf, valueOf, formatter, cls) {
+    var max = Math.max.apply(null, rows.map(valueOf).concat([1]));
+    var trs = rows.map(function (r, i) {
+      var bar = h("span", { class: "bar " + (cls || "") });
+      bar.style.width = Math.max(1, Math.round((valueOf(r) / max) * 160)) + "px";
+      var tr = h("tr", {}, [td(tokens(labelOf(r)), "op"), td(h("span", {}, [bar, formatter(r)]), "num")]);
+      if (i >= BAR_ROWS) tr.hidden = true;
+      return tr;
+    });
+    var t = h("table", { class: "bars" }, [h("tbody", {}, trs)]);
+    if (rows.length <= BAR_ROWS) return t;
+    var more = h("button", { type: "button", text: "show all " + rows.length, onclick: function () {
+      trs.forEach(function (tr) { tr.hidden = false; }); more.remove();
+    } });
+    return h("div", {}, [t, more]);
+  }
+
+  // ---- padding by tiling pattern ------------------------------------------------------------
+  var TILE_COLORS = ["#aecbfa", "#fdd663", "#a8dab5", "#f6aea9", "#d7aefb", "#fcc934"];
+  function drawGrid(p) {
+    var cols = p.columns, rows = p.rows;
+    // Small arrays get square cells numbered with their offset (the tiled-layout document's
+    // figures); big ones get cells at least 2 px wide and rows tall enough to see the tiles.
+    var small = cols <= 16 && rows <= 16;
+    var cw = small ? 28 : Math.max(2, Math.min(14, Math.floor(1000 / cols)));
+    var ch = small ? 28 : Math.max(cw, Math.min(24, Math.floor(200 / rows)));
+    var W = cols * cw, H = rows * ch;
+    var svg = s("svg", { width: W + 2, height: H + 2, viewBox: "-1 -1 " + (W + 2) + " " + (H + 2), role: "img", "aria-label": "memory order of " + p.shape });
+    var boxes = {};
+    for (var r = 0; r < rows; r++) {
+      for (var c = 0; c < cols; c++) {
+        var i = r * cols + c, pad = r >= p.logical_rows || c >= p.logical_columns, tile = p.tiles[i];
+        var bb = boxes[tile] || (boxes[tile] = [c, r, c, r]);
+        bb[0] = Math.min(bb[0], c); bb[1] = Math.min(bb[1], r); bb[2] = Math.max(bb[2], c); bb[3] = Math.max(bb[3], r);
+        svg.appendChild(s("rect", {
+          x: c * cw, y: r * ch, width: cw, height: ch,
+          fill: pad ? "#e8eaed" : TILE_COLORS[tile % TILE_COLORS.length],
+          stroke: cw >= 8 ? "#ffffff" : "none", "stroke-width": cw >= 8 ? 1 : 0,
+        }));
+        if (small) {
+          svg.appendChild(s("text", { x: c * cw + cw / 2, y: r * ch + ch / 2 + 4, "text-anchor": "middle", "font-size": 10, fill: pad ? "#9aa0a6" : "#202124" }, (pad ? "·" : "") + p.offsets[i]));
+        }
+      }
+    }
+    Object.keys(boxes).forEach(function (k) {
+      var bb = boxes[k];
+      svg.appendChild(s("rect", { x: bb[0] * cw, y: bb[1] * ch, width: (bb[2] - bb[0] + 1) * cw, height: (bb[3] - bb[1] + 1) * ch, fill: "none", stroke: "#5f6368", "stroke-width": 1 }));
+    });
+    var tip = h("div", { class: "tip" });
+    var box = h("div", { class: "grid", data: { test: "tile-grid" } }, [svg, tip]);
+    svg.addEventListener("mousemove", function (ev) {
+      var b = svg.getBoundingClientRect();
+      var c = Math.floor((ev.clientX - b.left - 1) / cw), r = Math.floor((ev.clientY - b.top - 1) / ch);
+      if (c < 0 || r < 0 || c >= cols || r >= rows) { tip.style.display = "none"; return; }
+      var i = r * cols + c, pad = r >= p.logical_rows || c >= p.logical_columns;
+      tip.textContent = "[" + r + "," + c + "] offset " + group(p.offsets[i]) + " · tile " + p.tiles[i] + (pad ? " · padding" : "");
+      tip.style.display = "block";
+      var bx = box.getBoundingClientRect();
+      tip.style.left = (ev.clientX - bx.left + 12) + "px"; tip.style.top = (ev.clientY - bx.top - 28) + "px";
+    });
+    svg.addEventListener("mouseleave", function () { tip.style.display = "none"; });
+    return box;
+  }
+
+  function paddingSection(im) {
+    var groups = im.padding_groups;
+    if (!groups) return null;
+    var sec = section("Padding by tiling pattern",
+      "Values whose buffer is bigger than their data, grouped by the layout properties that pad them (each value counted once, no liveness). The picture draws memory order as hlo-layout layout --grid does.");
+    if (!groups.length) { sec.appendChild(h("p", { class: "empty", text: "No value is padded." })); return sec; }
+    groups.forEach(function (g) {
+      var box = h("div", { class: "pattern", data: { test: "padding-group", pattern: g.pattern, bytes: g.padding_bytes } });
+      box.appendChild(h("h3", {}, [h("code", { text: g.pattern }), " · " + group(g.values) + " value" + (g.values === 1 ? "" : "s") + " · ", bytesSpan(g.padding_bytes), " padding of ", bytesSpan(g.physical_bytes), " (" + percent(g.padding_bytes, g.physical_bytes) + ")"]));
+      box.appendChild(table(
+        [{ label: "shape" }, { label: "values", num: true }, { label: "data each", num: true }, { label: "buffer each", num: true }, { label: "padding (all)", num: true }, { label: "expansion", num: true }, { label: "why" }],
+        g.rows.map(function (r) {
+          return h("tr", {}, [td(tokens(r.shape), "shape", "e.g. " + r.example), td(group(r.values), "num"), td(bytesSpan(r.logical_bytes), "num"), td(bytesSpan(r.physical_bytes), "num"), td(bytesSpan(r.padding_bytes), "num"), td(expansion(r.physical_bytes, r.logical_bytes), "num"), td((r.reasons || []).join("; "))]);
+        }), { box: false }));
+      if (g.rows_total) box.appendChild(h("p", { class: "muted", text: "… and " + (g.rows_total - g.rows.length) + " more shapes" }));
+      var p = g.picture;
+      if (p) {
+        box.appendChild(drawGrid(p));
+        var legend = h("div", { class: "legend" }, [
+          p.shape === p.of ? "Memory order of " : "Memory order of the stand-in ",
+          h("code", { text: p.shape }),
+          p.shape === p.of ? "" : " (its two most-minor dimensions cut to a whole tile plus the remainder the tile pads)",
+          ": " + p.logical_rows + "×" + p.logical_columns + " elements shown as " + p.rows + "×" + p.columns + ". Each outlined block is a first-level tile (colours tell tiles apart)",
+          h("span", { class: "swatch", title: "padding" }), "grey is padding; hover a cell for its offset in elements.",
+        ]);
+        legend.querySelector(".swatch").style.background = "#e8eaed";
+        box.appendChild(legend);
+      }
+      sec.appendChild(box);
+    });
+    return sec;
+  }
+
+  // ---- the compiler's buffer assignment -----------------------------------------------------
+  function compilerSection(mem, im) {
+    var ba = im.buffer_assignment, comp = mem && mem.compiler;
+    if (!ba && !comp) return null;
+    var sec = section("The compiler's buffer assignment",
+      "What XLA allocated (its *buffer-assignment.txt beside the dump), shown beside our figures; it is never used to compute ours.");
+    if (comp && mem.spaces) {
+      sec.appendChild(h("h3", { text: "Temp allocation per memory space" }));
+      var ct = comp.temp_allocation_bytes || {};
+      sec.appendChild(table([{ label: "memory space" }, { label: "ours", num: true }, { label: "compiler", num: true }, { label: "" }],
+        mem.spaces.map(function (sp) {
+          var theirs = ct[String(sp.memory_space)];
+          var same = theirs === sp.temp_allocation_bytes;
+          return h("tr", { data: { test: "compiler-row", space: sp.memory_space } }, [td(spaceLabel(mem, im, sp.memory_space)), td(bytesSpan(sp.temp_allocation_bytes), "num"),
+            td(theirs === undefined ? "-" : bytesSpan(theirs), "num"),
+            td(theirs === undefined ? "" : h("span", { class: same ? "ok" : "diff", text: same ? "equal" : "differs by " + humanBytes(sp.temp_allocation_bytes - theirs) }))]);
+        }), { box: false }));
+    }
+    if (ba) {
+      sec.appendChild(h("p", { class: "muted" }, ["From ", h("code", { text: ba.file }), ": " + group(ba.values_matching) + " of " + group(ba.values_checked) + " value sizes equal ours; total ", bytesSpan(ba.total_bytes), "."]));
+      var cols = h("div", { class: "cols" });
+      cols.appendChild(h("div", {}, [h("h3", { text: "Bytes by color (memory space)" }), table([{ label: "color" }, { label: "allocations", num: true }, { label: "bytes", num: true }],
+        (ba.colors || []).map(function (c) { return h("tr", {}, [td(String(c.color)), td(group(c.allocations), "num"), td(bytesSpan(c.bytes), "num")]); }), { box: false })]));
+      var allocs = ba.allocations || [];
+      cols.appendChild(h("div", {}, [h("h3", { text: "Largest allocations" + (ba.allocations_total ? " (" + allocs.length + " of " + group(ba.allocations_total) + ")" : "") }),
+        table([{ label: "#" }, { label: "size", num: true }, { label: "color" }, { label: "kind" }, { label: "values" }],
+          allocs.map(function (a) {
+            var names = (a.values || []).map(function (v) { return v.name + indexText(v.index); }).join(", ");
+            if (a.values_total) names += " … +" + (a.values_total - a.values.length);
+            return h("tr", {}, [td(String(a.index)), td(bytesSpan(a.size), "num"), td(String(a.color)), td(a.kind), td(names, "name")]);
+          }))]));
+      sec.appendChild(cols);
+    }
+    return sec;
+  }
+
+  // ---- a module -----------------------------------------------------------------------------
+  function renderModule(im, mem, container) {
+    var head = h("header", {}, [
+      h("h1", {}, [im.module || "(unnamed module)", mem && mem.backend ? h("span", { class: "badge", text: mem.backend.toUpperCase() }) : null,
+        mem ? h("span", { class: "badge", text: mem.scheduled ? "scheduled" : "not scheduled" }) : null]),
+      h("p", { class: "sub" }, [h("span", { class: "mono wrap", text: im.file || "" }), im.entry ? " · entry " : "", im.entry ? h("code", { text: im.entry }) : null]),
+    ]);
+    container.appendChild(head);
+
+    var cards = h("div", { class: "cards" });
+    if (mem) {
+      cards.appendChild(card("Peak memory", bytesSpan(mem.peak_bytes, "peak-total"), h("span", {}, ["static ", bytesSpan(mem.static_bytes, "static-total"), " + heap"]), "peak"));
+      (mem.spaces || []).forEach(function (sp) {
+        cards.appendChild(card("Peak · " + spaceLabel(mem, im, sp.memory_space), bytesSpan(sp.peak_live_bytes, "peak-space", { space: sp.memory_space }),
+          h("span", {}, [(sp.estimate ? "estimate · " : "") + "step " + (sp.peak_step === null ? "-" : group(sp.peak_step)) + (sp.peak_instruction ? " · " + sp.peak_instruction : "")])));
+      });
+    } else {
+      cards.appendChild(card("Peak memory", h("span", { text: "unavailable", data: { test: "peak-unavailable" } }), "see the notes"));
+    }
+    var totals = im.totals || [];
+    var padding = 0, physical = 0;
+    totals.forEach(function (t) { padding += t.padding_bytes || 0; physical += t.physical_bytes || 0; });
+    if (totals.length) cards.appendChild(card("Padding", bytesSpan(padding, "padding-total"), percent(padding, physical) + " of " + humanBytes(physical) + " defined"));
+    if (im.instructions !== undefined) {
+      var fusions = 0;
+      (im.fusions_by_kind || []).forEach(function (f) { fusions += f[1]; });
+      cards.appendChild(card("Instructions", h("span", { text: group(im.instructions) }), group(fusions) + " fusions · " + group(im.computations_total || 0) + " computations"));
+    }
+    container.appendChild(cards);
+
+    var notes = (data.notes || []).concat((mem && mem.notes) || []);
+    if (notes.length) container.appendChild(h("div", { class: "notes", data: { test: "notes" } }, [h("ul", {}, notes.map(function (n) { return h("li", { text: n }); }))]));
+
+    var charts = [];
+    if (mem) {
+      var sec = section("Memory over program order", "Bytes live at each step of the schedule, per memory space; the dashed line marks the peak. Hover for the value at a step.");
+      (mem.timeline || []).forEach(function (t) {
+        var sp = null;
+        (mem.spaces || []).forEach(function (x) { if (x.memory_space === t.memory_space) sp = x; });
+        var label = spaceLabel(mem, im, t.memory_space) + " · " + group(t.length) + " steps" + (t.bucket > 1 ? " (each point the max of " + t.bucket + ")" : "") + (sp && sp.estimate ? " · estimate" : "");
+        var c = drawChart(t, sp, label);
+        charts.push(c);
+        sec.appendChild(c.element);
+      });
+      if (!(mem.timeline || []).length) sec.appendChild(h("p", { class: "empty", text: "No timeline: the module has no schedule to follow." }));
+      container.appendChild(sec);
+      container.appendChild(liveAtPeak(mem, im, charts));
+      if ((mem.by_op_name || []).length) {
+        var ops = section("Peak by op_name", "The buffers live at the peak, summed by the jax operation that made them (metadata op_name).");
+        ops.appendChild(barList(mem.by_op_name, function (r) { return r.op_name || "(no op_name)"; }, function (r) { return r.bytes; },
+          function (r) { return h("span", {}, [bytesSpan(r.bytes), " · " + r.values + " value" + (r.values === 1 ? "" : "s")]); }));
+        container.appendChild(ops);
+      }
+    }
+
+    var pad = paddingSection(im);
+    if (pad) container.appendChild(pad);
+
+    var where = section("Where the bytes are", "Every value the module defines, counted once without liveness (an upper bound, not the peak).");
+    if (totals.length) {
+      where.appendChild(table([{ label: "memory space" }, { label: "values", num: true }, { label: "data", num: true }, { label: "buffers", num: true }, { label: "padding", num: true }],
+        totals.map(function (t) { return h("tr", { data: { test: "totals-row", space: t.memory_space } }, [td(spaceLabel(mem, im, t.memory_space)), td(group(t.values), "num"), td(bytesSpan(t.logical_bytes), "num"), td(bytesSpan(t.physical_bytes), "num"), td(bytesSpan(t.padding_bytes), "num")]); }), { box: false }));
+    }
+    var largest = im.largest_buffers || [];
+    if (largest.length) {
+      var side = h("div", { class: "side" });
+      var ofAll = im.largest_buffers_total > largest.length ? " (" + largest.length + " of " + group(im.largest_buffers_total) + ")" : "";
+      where.appendChild(h("h3", { text: "Largest buffers" + ofAll }));
+      var body = largest.map(function (b) {
+        var tr = h("tr", { class: "pick", data: { test: "largest-row", name: b.name, bytes: b.physical_bytes } }, [td(b.name + indexText(b.index), "name"), td(tokens(b.shape), "shape"), td(bytesSpan(b.physical_bytes), "num"), td(bytesSpan(b.padding_bytes), "num"), td(b.opcode), td(spaceName(mem, im, b.memory_space))]);
+        keyboard(tr);
+        tr.addEventListener("click", function () {
+          Array.prototype.forEach.call(tr.parentNode.querySelectorAll("tr.selected"), function (r) { r.classList.remove("selected"); });
+          tr.classList.add("selected");
+          side.textContent = ""; side.appendChild(bufferCard(b, mem, im));
+        });
+        return tr;
+      });
+      if (body.length) body[0].dispatchEvent(new Event("click"));
+      where.appendChild(h("div", { class: "split" }, [h("div", { class: "main" }, [table([{ label: "value" }, { label: "shape" }, { label: "buffer", num: true }, { label: "padding", num: true }, { label: "opcode" }, { label: "space" }], body)]), side]));
+    }
+    container.appendChild(where);
+
+    var fk = im.fusions_by_kind || [], oc = im.opcodes || [];
+    if (fk.length || oc.length) {
+      var st = section("Fusions by kind and opcodes", group(im.instructions || 0) + " instructions in " + group(im.computations_total || 0) + " computations" + (im.computations_by_kind ? " (" + Object.keys(im.computations_by_kind).map(function (k) { return im.computations_by_kind[k] + " " + k; }).join(", ") + ")" : "") + ".");
+      var cols = h("div", { class: "cols" });
+      if (fk.length) cols.appendChild(h("div", { data: { test: "fusion-kinds" } }, [h("h3", { text: "Fusions by kind" }), barList(fk, function (r) { return r[0]; }, function (r) { return r[1]; }, function (r) { return group(r[1]); })]));
+      if (oc.length) cols.appendChild(h("div", {}, [h("h3", { text: "Opcodes" + (im.opcodes_total ? " (" + oc.length + " of " + im.opcodes_total + ")" : "") }), barList(oc, function (r) { return r[0]; }, function (r) { return r[1]; }, function (r) { return group(r[1]); })]));
+      st.appendChild(cols);
+      container.appendChild(st);
+    }
+
+    var comp = compilerSection(mem, im);
+    if (comp) container.appendChild(comp);
+
+    var params = im.entry_parameters || [], outs = im.entry_outputs || [];
+    if (params.length || outs.length) {
+      var io = section("Entry parameters and outputs", "One row per array; the result's pointer table adds " + humanBytes(im.entry_output_table_bytes || 0) + ".");
+      var leafRows = params.map(function (p) { return ["parameter " + p.parameter_number, p]; }).concat(outs.map(function (o) { return ["output " + indexText(o.index), o]; }));
+      io.appendChild(table([{ label: "" }, { label: "name" }, { label: "shape" }, { label: "buffer", num: true }, { label: "padding", num: true }, { label: "space" }],
+        leafRows.map(function (pr) { var p = pr[1]; return h("tr", {}, [td(pr[0]), td(p.name + indexText(p.index), "name"), td(tokens(p.shape), "shape"), td(bytesSpan(p.physical_bytes), "num"), td(bytesSpan(p.padding_bytes), "num"), td(spaceName(mem, im, p.memory_space))]); })));
+      container.appendChild(io);
+    }
+  }
+
+  function render() {
+    app.textContent = "";
+    var view = h("div");
+    if (inspectModules.length > 1) {
+      var pick = h("select", { "aria-label": "module", data: { test: "module-picker" } }, inspectModules.map(function (m, i) {
+        return h("option", { value: i, text: (m.module || "(unnamed)") + " — " + (m.file || "") });
+      }));
+      pick.addEventListener("change", function () { view.textContent = ""; renderModule(inspectModules[+pick.value], memoryFor(+pick.value, inspectModules[+pick.value]), view); });
+      app.appendChild(h("div", { class: "modules" }, [inspectModules.length + " modules: ", pick]));
+    }
+    app.appendChild(view);
+    if (inspectModules.length) renderModule(inspectModules[0], memoryFor(0, inspectModules[0]), view);
+    else view.appendChild(h("p", { class: "empty", text: "The report holds no module." }));
+    app.appendChild(h("footer", {}, ["Made by hlo-layout from the dump alone. The page draws from the JSON in its ",
+      h("code", { text: 'script#hlo-layout-data' }), " element ({\"inspect\": …, \"memory\": …}); it loads nothing from the network."]));
+  }
+
+  try {
+    render();
+    root.dataset.rendered = "ok";
+    // `#only=SECTION-ID` shows the header and that section alone (for screenshots and links).
+    var only = /(?:^#|&)only=([a-z0-9-]+)/.exec(location.hash || "");
+    if (only) Array.prototype.forEach.call(root.querySelectorAll("section"), function (sec) { sec.hidden = sec.id !== only[1]; });
+  } catch (err) {
+    root.dataset.rendered = "error";
+    app.appendChild(h("pre", { class: "notes", data: { test: "render-error" }, text: "The report could not be drawn: " + (err && err.stack || err) }));
+  }
+  var now = (window.performance && performance.now()) || 0;
+  root.dataset.renderMs = String(Math.round(now - t0));
+  root.dataset.loadedMs = String(Math.round(now));
+})();

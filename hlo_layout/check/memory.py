@@ -50,6 +50,14 @@ def memory_figures(module: Module, buffer_assignment: Path | str | None = None) 
         "argument_bytes": sum(b.physical_bytes for b in params),
         "output_bytes": sum(b.physical_bytes for b in outputs),
         "space_bytes": _space_bytes(report),
+        "peak_bytes": (
+            {s.memory_space: s.peak_live_bytes for s in report.peak.spaces} if report.peak else {}
+        ),
+        "temp_bytes": (
+            {s.memory_space: s.temp_allocation_bytes for s in report.peak.spaces}
+            if report.peak
+            else {}
+        ),
         "logical_bytes": sum(t.logical_bytes for t in report.totals),
         "physical_bytes": sum(t.physical_bytes for t in report.totals),
         "largest": tuple(_buffer(r) for r in report.buffers),

@@ -46,8 +46,12 @@ class ModuleMetrics:
     custom_call_targets: dict[str, int] = field(hash=False)
     argument_bytes: int = 0
     output_bytes: int = 0
-    #: Physical bytes of every value defined in the module, per memory space number.
+    #: Bytes XLA's buffer assignment allocates per memory space (static + temp allocation).
     space_bytes: dict[int, int] = field(default_factory=dict, hash=False)
+    #: Per memory space: the most bytes live at once over the schedule (HloLiveRange + sizes).
+    peak_bytes: dict[int, int] = field(default_factory=dict, hash=False)
+    #: Per memory space: the temp allocation XLA's buffer assigner gives it.
+    temp_bytes: dict[int, int] = field(default_factory=dict, hash=False)
     logical_bytes: int = 0
     physical_bytes: int = 0
     largest: tuple[Buffer, ...] = ()
@@ -76,6 +80,8 @@ class ModuleMetrics:
             "argument_bytes": self.argument_bytes,
             "output_bytes": self.output_bytes,
             "space_bytes": {str(k): v for k, v in sorted(self.space_bytes.items())},
+            "peak_bytes": {str(k): v for k, v in sorted(self.peak_bytes.items())},
+            "temp_bytes": {str(k): v for k, v in sorted(self.temp_bytes.items())},
             "logical_bytes": self.logical_bytes,
             "physical_bytes": self.physical_bytes,
             "padding_bytes": self.padding_bytes,

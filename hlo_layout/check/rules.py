@@ -303,6 +303,14 @@ RULES: tuple[RuleSpec, ...] = (
              "Bytes XLA's buffer assignment allocates in a memory space (static + temp "
              "allocation), e.g. 1=16MiB or vmem=16MiB (repeatable).",
              per_space_at_most(_space_bytes, "bytes")),
+    RuleSpec("max-peak-bytes", Kind.SPACE_SIZES, "bytes",
+             "Peak live bytes in a memory space over the schedule (XLA's live ranges), e.g. "
+             "0=16GiB or hbm=16GiB (repeatable).",
+             per_space_at_most(lambda m, s: m.peak_bytes.get(s, 0), "peak live bytes")),
+    RuleSpec("max-temp-bytes", Kind.SPACE_SIZES, "bytes",
+             "The temp allocation XLA's buffer assigner gives a memory space, e.g. 1=16MiB "
+             "(repeatable).",
+             per_space_at_most(lambda m, s: m.temp_bytes.get(s, 0), "temp allocation")),
     RuleSpec("max-buffer-bytes", Kind.SIZE, "bytes", "The largest single buffer.",
              _largest_buffer),
     RuleSpec("max-allocation-bytes", Kind.SIZE, "bytes",

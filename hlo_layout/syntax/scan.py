@@ -295,7 +295,10 @@ def _split_tail(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
 # `/*index=N*/` decline.
 _TAIL_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _DIGITS = re.compile(r"[0-9]+")
-_HAS_ARRAY = re.compile(r"[a-z][a-z0-9]*\[")
+#: Whether a shape head may occur: `[a-z][a-z0-9]*\[` found as "a letter, digits, `[`" (the last
+#: letter of the run), which is the same test in linear time (the other form is quadratic on a
+#: long run of letters, e.g. an unterminated string).
+_HAS_ARRAY = re.compile(r"[a-z][0-9]*\[")
 _TAILS: dict[str, bool] = {}
 _PROBE = "x=f32[] x()"
 
@@ -642,6 +645,7 @@ def _scan_lines(
                             literal,
                             number,
                             Span(line_offset + m.start(1), line_offset + len(line), source),
+                            False,  # shape_inferred: the scanner only reads written shapes
                         ),
                     )
                 )

@@ -38,6 +38,11 @@ def _bad_dump(tmp: Path) -> str:
 
 
 CASES: dict[str, list[list[str]]] = {
+    "memory": [
+        ["memory", str(STEP)],
+        ["memory", str(TRANSFORMER), "--top", "3"],
+        ["memory", str(STEP_52), "--at", "10"],
+    ],
     "check": [
         ["check", str(STEP)],
         ["check", str(TRANSFORMER), "--max-argument-bytes", "1", "--max-fusions", "0",

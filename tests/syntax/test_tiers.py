@@ -69,3 +69,13 @@ def test_no_lark_objects_leak() -> None:
         elif hasattr(node, "_fields"):
             stack.extend(getattr(node, f) for f in node._fields if f != "span")
     assert seen > 100
+
+
+def test_scanned_instructions_have_every_field() -> None:
+    """The scanner builds instructions with tuple.__new__ (no defaults): every field must be set."""
+    from hlo_layout.syntax import Instruction, parse
+
+    module = parse("HloModule m\nENTRY e {\n  ROOT p = f32[2]{0} parameter(0)\n}\n")
+    instruction = module.computations[0].instructions[0]
+    assert len(instruction) == len(Instruction._fields)
+    assert instruction.shape_inferred is False

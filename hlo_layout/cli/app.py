@@ -15,6 +15,7 @@ import typer
 from typer.core import TyperGroup
 
 from hlo_layout import __version__
+from hlo_layout.cli import help_format  # noqa: F401  (plain metavars in every help)
 
 #: Command name -> module under `hlo_layout.cli` that defines it, in `--help` order. To add a
 #: command: a module with `@app.command()` and one line here.
@@ -63,7 +64,7 @@ app = typer.Typer(
     cls=LazyGroup,
     help="Read XLA HLO dumps: where memory goes (bytes, padding, placement) and how data moves.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},

@@ -12,6 +12,7 @@ from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_INPUT,
     EXIT_USAGE,
+    TOP_DEFAULT,
     ComputationOpt,
     DumpArgs,
     FormatOpt,
@@ -56,7 +57,7 @@ def _size(path: Path) -> int:
 def inspect(
     dumps: DumpArgs,
     output_format: FormatOpt = OutputFormat.text,
-    top: TopOpt = 10,
+    top: TopOpt = TOP_DEFAULT,
     computation: ComputationOpt = None,
     buffers: BuffersOpt = None,
     stream: StreamOpt = None,

@@ -66,6 +66,9 @@ def _write(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a report is shared like any file
         os.replace(tmp, path)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)

@@ -26,8 +26,6 @@ EXIT_INPUT = 3
 EXIT_INTERNAL = 4
 
 
-
-
 class OutputFormat(str, enum.Enum):
     text = "text"
     json = "json"

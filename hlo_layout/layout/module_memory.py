@@ -31,14 +31,10 @@ from hlo_layout.layout.size import (
     pointer_table_bytes,
 )
 from hlo_layout.memory.analysis import MemoryAnalysis, analyze_memory
-from hlo_layout.memory.dataflow import SEQUENTIAL_CALLERS, computation_kinds, defines_value
+from hlo_layout.memory.dataflow import computation_kinds, defines_value
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
-
-#: Callers whose called computations run as real code with buffers of their own (for readers
-#: that see one computation at a time, e.g. the streaming JSON writer).
-CONTROL_FLOW_OPCODES = SEQUENTIAL_CALLERS
 
 
 @dataclass(frozen=True, slots=True)

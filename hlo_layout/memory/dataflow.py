@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hlo_layout.syntax.opcodes import SEQUENTIAL_CALLERS
 from hlo_layout.syntax.shape import BufferShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
@@ -36,7 +37,6 @@ FORWARDING = frozenset(
     }
 )
 #: Callers whose callees run sequentially with buffers in the module's heap (kSequential).
-SEQUENTIAL_CALLERS = frozenset({"while", "conditional", "call", "async-start"})
 #: Elementwise opcodes (HloInstruction::IsElementwiseImpl).
 ELEMENTWISE = frozenset(
     [

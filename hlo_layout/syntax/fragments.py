@@ -111,10 +111,12 @@ def _items_transformer() -> type:
     from hlo_layout.syntax.grammar import HloTransformer
 
     class _ItemsTransformer(HloTransformer):
-        def start(self, *items: Any) -> tuple[Any, ...]:
+        def start(self, *items: Any) -> tuple[bool, tuple[Any, ...]]:
             if len(items) == 1 and isinstance(items[0], list):  # called without v_args inlining
-                return tuple(items[0])
-            return items
+                items = tuple(items[0])
+            # Whether the items still need the module-wide finishing pass (inline operands or
+            # computations, shapes to infer): the caller runs it once over the whole file.
+            return self.needs_finish, items
 
     return _ItemsTransformer
 
@@ -160,8 +162,9 @@ def lark_parse(
         raise HloSyntaxError(str(e), Span(offset, offset + 1, source)) from None
 
 
-def lark_items(text: str, source: Source, offset: int) -> tuple[Any, ...]:
-    """The top-level items of `text`, a piece of `source` starting at `offset`."""
+def lark_items(text: str, source: Source, offset: int) -> tuple[bool, tuple[Any, ...]]:
+    """The top-level items of `text`, a piece of `source` starting at `offset`, and whether they
+    need the finishing pass (`grammar.finish_items`) before they are modules."""
     return lark_parse(text, source, offset=offset, items=True)  # type: ignore[no-any-return]
 
 

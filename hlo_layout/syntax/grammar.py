@@ -154,12 +154,7 @@ class HloTransformer(Transformer):
 
     # ---------------------------------------------------------------- file structure
     def start(self, *items: Any) -> tuple[Module, ...]:
-        if self.needs_finish:
-            from hlo_layout.syntax.shape_inference import infer_shapes
-
-            modules = assemble_modules(expand_inline(items), self.source)
-            return tuple(infer_shapes(m) for m in modules)
-        return assemble_modules(items, self.source)
+        return finish_items(items, self.source, self.needs_finish)
 
     def inline_computation(self, *instructions: Instruction) -> tuple[Instruction, ...]:
         return instructions
@@ -473,6 +468,17 @@ class HloTransformer(Transformer):
 
     def arrow(self) -> V.Arrow:
         return V.Arrow()
+
+
+def finish_items(items: tuple[Any, ...], source: Source, needs_finish: bool) -> tuple[Module, ...]:
+    """A file's top-level items → modules; with `needs_finish`, inline operands and computations
+    are named and placed (NOTE: [inline instructions and computations]) and missing shapes
+    inferred (NOTE: [inferred shapes]) — a pass over the whole file, so names are unique in it."""
+    if not needs_finish:
+        return assemble_modules(items, source)
+    from hlo_layout.syntax.shape_inference import infer_shapes
+
+    return tuple(infer_shapes(m) for m in assemble_modules(expand_inline(items), source))
 
 
 def assemble_modules(items: tuple[Any, ...], source: Source) -> tuple[Module, ...]:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, CONTROL_FLOW, FUSION
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION, SEQUENTIAL_CALLERS
 
 if TYPE_CHECKING:
     from hlo_layout.syntax.tree import Computation, Instruction, Module
@@ -77,12 +77,13 @@ def computation_kind(is_entry: bool, caller_opcodes: Iterable[str]) -> str:
 
 def holds_buffers(is_entry: bool, caller_opcodes: Iterable[str]) -> bool:
     """THE rule for which computations hold buffers of their own: the entry and every
-    computation run through control flow (while, conditional, call). A fusion body, a reduce's
+    computation run through control flow or async-start (`opcodes.SEQUENTIAL_CALLERS`, as the
+    memory analysis' `computation_kinds` reads XLA's rule). A fusion body, a reduce's
     `to_apply` or a sort comparator is inlined into its caller and allocates nothing.
 
     The one seam between syntax and memory: `layout/module_memory.buffer_computations` and the
     streamed JSON both ask this (the peak-memory package takes the rule over from here)."""
-    return is_entry or any(op in CONTROL_FLOW for op in caller_opcodes)
+    return is_entry or any(op in SEQUENTIAL_CALLERS for op in caller_opcodes)
 
 
 def kind(module: Module, computation: Computation) -> str:

@@ -23,6 +23,9 @@ TUPLE = "tuple"
 #: Callers whose called computations run as real code with buffers of their own (a fusion's,
 #: a reduce's `to_apply`, a sort's comparator are inlined and allocate nothing of their own).
 CONTROL_FLOW = frozenset({"while", "conditional", "call"})
+#: Callers whose callees hold buffers of their own when called from code that does: control flow
+#: and async-start (XLA's GatherComputationsByAllocationType, buffer_assignment.cc).
+SEQUENTIAL_CALLERS = CONTROL_FLOW | {"async-start"}
 
 #: Async op triples (`*-start`, `*-update`, `*-done`), by stage. XLA's generic async ops plus the
 #: collectives and copies that have their own start/done opcodes.
@@ -156,6 +159,7 @@ __all__ = [
     "FUSION",
     "GET_TUPLE_ELEMENT",
     "PARAMETER",
+    "SEQUENTIAL_CALLERS",
     "TUPLE",
     "is_control_flow",
     "is_elementwise",

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from hlo_layout.errors import HloLayoutError, Source, Span
 from hlo_layout.limits import LimitExceeded
 from hlo_layout.syntax.fragments import check_literal, lark_items, lark_parse, parse_shape
-from hlo_layout.syntax.grammar import assemble_modules
+from hlo_layout.syntax.grammar import finish_items
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import (
     Attribute,
@@ -418,8 +419,34 @@ def _shape_free(skeleton: str) -> str | None:
     return None if _HAS_ARRAY.search(out) else out
 
 
+#: A called-computation key whose value opens a brace: maybe a computation written inline.
+_CALLED_BRACE = re.compile(
+    r"(?:^|[\s,])(?:" + "|".join(CALLED_COMPUTATION_KEYS) + r")[ \t]*=[ \t]*\{"
+)
+
+
+def _inline_computation_value(tail: str) -> bool:
+    """Whether a called-computation key's `{...}` value holds a `=`: the grammar then reads it as
+    a computation written inline (`to_apply={ ... }`), which the scanner leaves to it."""
+    for m in _CALLED_BRACE.finditer(tail):
+        depth = 0
+        for tok in _TAIL_TOKEN.finditer(tail, m.end() - 1):
+            t = tok.group()
+            if t in "{([":
+                depth += 1
+            elif t in "})]":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif "=" in t and t[0] != '"':
+                return True
+    return False
+
+
 def _tail_ok(tail: str) -> bool:
     """Whether `, key=value, ...` is a tail the grammar accepts (see [tail skeletons])."""
+    if "{" in tail and _CALLED_BRACE.search(tail) and _inline_computation_value(tail):
+        return False
     skeleton = _TAIL_STRING.sub('""', tail) if '"' in tail else tail
     if _HAS_ARRAY.search(skeleton) is not None:
         free = _shape_free(skeleton)
@@ -769,6 +796,7 @@ def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
     items: list[object] = []
     index = 0
     offset = 0
+    needs_finish = False  # set when a grammar piece holds inline operands or shapeless lines
     while True:
         try:
             _scan_lines(lines, index, offset, source, items)
@@ -788,7 +816,8 @@ def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
             start = resume = declined.offset
             prefix = ""
             if declined.done is not None:
-                body = text.index("\n", start) + 1  # the computation's header is one line
+                newline = text.find("\n", start)  # the computation's header is one line
+                body = len(text) if newline < 0 else newline + 1
                 # The last scanned instruction stays (the grammar's state after it depends on
                 # its last token); the ones before it become spaces.
                 resume = min(declined.at_offset, len(text))
@@ -804,14 +833,16 @@ def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
                 # minimal item of the previous item's kind in front (same offsets).
                 start, stand_in = _stand_in(items[-1], start, text)
                 prefix = stand_in + prefix
-            got = None
+            parsed = None
             if stop < len(lines):
                 # If the piece fails, maybe it was cut wrongly: the rest of the file decides.
                 with contextlib.suppress(HloLayoutError):
-                    got = lark_items(prefix + text[resume:stop_offset], source, start)
-            if got is None:
-                got = lark_items(prefix + text[resume:], source, start)
+                    parsed = lark_items(prefix + text[resume:stop_offset], source, start)
+            if parsed is None:
+                parsed = lark_items(prefix + text[resume:], source, start)
                 stop = len(lines)
+            piece_needs_finish, got = parsed
+            needs_finish = needs_finish or piece_needs_finish
             if stand_in:
                 got = got[1:]
             if declined.done:
@@ -826,4 +857,4 @@ def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
             index, offset = stop, stop_offset
             if stop >= len(lines):
                 break
-    return assemble_modules(tuple(items), source)
+    return finish_items(tuple(items), source, needs_finish)

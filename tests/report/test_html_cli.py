@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 
 from hlo_layout.cli import app
 from tests.conftest import CORPUS, SAMPLES
-from tests.report.html_memory_shim import install_shim
 
 runner = CliRunner()
 SAMPLE = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
@@ -25,7 +24,6 @@ def _data(page: str) -> dict:
 
 
 def test_report_writes_one_page_with_both_documents(tmp_path: Path, monkeypatch) -> None:
-    install_shim(monkeypatch)
     out = tmp_path / "report.html"
     result = runner.invoke(app, ["report", str(SAMPLE), str(GPU), "-o", str(out)])
     assert result.exit_code == 0, result.output
@@ -39,7 +37,6 @@ def test_report_writes_one_page_with_both_documents(tmp_path: Path, monkeypatch)
 
 
 def test_report_to_stdout(monkeypatch) -> None:
-    install_shim(monkeypatch)
     result = runner.invoke(app, ["report", str(SAMPLE), "-o", "-"])
     assert result.exit_code == 0
     assert result.stdout.startswith("<!DOCTYPE html>") and _data(result.stdout)["inspect"]

@@ -33,7 +33,6 @@ from hlo_layout.report.html.page import content_security_policy
 from hlo_layout.report.model import inspect_json
 from hlo_layout.syntax import parse_file, parse_shape
 from tests.conftest import CORPUS, SAMPLES
-from tests.report.html_memory_shim import install_shim
 
 TPU = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
 GPU = CORPUS / "jax-gpu-h100" / "module_51652.jit_step.sm_9.0a_gpu_after_optimizations.txt"
@@ -188,7 +187,6 @@ def test_memory_document_without_the_memory_package(monkeypatch) -> None:
 
 
 def test_memory_document_follows_the_contract(monkeypatch) -> None:
-    install_shim(monkeypatch)
     doc, notes = memory_document(_entries(CPU))
     assert notes == [] and doc is not None
     (m,) = doc["modules"]
@@ -247,7 +245,6 @@ def test_bounding_keeps_the_peak_and_says_what_it_cut() -> None:
 def test_report_of_a_big_gpu_dump_stays_small(tmp_path: Path, monkeypatch) -> None:
     # The bound: under 2 MB for a 17.8 MB GPU dump (here: the GPU corpus module's
     # computations repeated under fresh names to 17.8 MB).
-    install_shim(monkeypatch)
     text = GPU.read_text()
     head, _, body = text.partition("\n")
     chunks, size, copy = [head], len(head), 0

@@ -12,12 +12,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.report.errors_view import render_error, render_internal_error
 from hlo_layout.report.theme import make_console
+
+#: Click's base exception (usage errors and the like), from the click Typer runs on: newer Typer
+#: versions carry their own copy of click, so `import click` may be absent or a different one.
+_CLICK_ERROR: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -130,7 +135,7 @@ def guard(command: str) -> Iterator[None]:
     tolerate_any_encoding()
     try:
         yield
-    except (typer.Exit, typer.Abort, SystemExit, typer.TyperException, click.ClickException):
+    except (typer.Exit, typer.Abort, SystemExit, typer.TyperException, _CLICK_ERROR):
         raise  # exits and usage errors (exit 2) are Typer's to report
     except BrokenPipeError:
         # The reader went away (`| head`): not an error of ours or of the input.

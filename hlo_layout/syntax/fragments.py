@@ -111,7 +111,7 @@ def _items_transformer() -> type:
     from hlo_layout.syntax.grammar import HloTransformer
 
     class _ItemsTransformer(HloTransformer):
-        def start(self, *items: Any) -> tuple[bool, tuple[Any, ...]]:
+        def start(self, *items: Any) -> tuple[bool, tuple[Any, ...]]:  # type: ignore[override]
             if len(items) == 1 and isinstance(items[0], list):  # called without v_args inlining
                 items = tuple(items[0])
             # Whether the items still need the module-wide finishing pass (inline operands or

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import click
 import pytest
+import typer
 import typer.main
 from typer.testing import CliRunner
 
@@ -21,10 +21,10 @@ COMMANDS = ["check", "diff", "layout", "sharding", "indexing", "inspect"]
 OURS = ["check", "diff", "layout", "sharding", "indexing"]
 
 
-def _command(name: str) -> click.Command:
+def _command(name: str) -> Any:
     """The click command (works when the group loads command modules lazily)."""
     group: Any = typer.main.get_command(app)
-    command = group.get_command(click.Context(group), name)
+    command = group.get_command(typer.Context(group), name)
     assert command is not None, name
     return command
 

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import click
 import pytest
+import typer
 import typer.main
 from typer.testing import CliRunner
 
@@ -71,12 +71,12 @@ CASES: dict[str, list[list[str]]] = {
 
 def test_readme_documents_every_command() -> None:
     group: Any = typer.main.get_command(app)
-    commands = set(group.list_commands(click.Context(group)))
+    commands = set(group.list_commands(typer.Context(group)))
     assert {"check", "diff", "layout", "inspect", "sharding", "indexing"} <= commands
     assert set(CASES) <= set(readme_schemas())
     # Every command with --format json has a documented schema and a case here.
     for name in commands:
-        command = group.get_command(click.Context(group), name)
+        command = group.get_command(typer.Context(group), name)
         if any(p.name == "output_format" for p in command.params):
             assert name in readme_schemas() and name in CASES, name
 

@@ -99,6 +99,14 @@ class InspectResult:
             out, [(m.file, m.module, m.memory) for m in self.modules], computation=self.computation
         )
 
+    def _repr_html_(self) -> str:
+        """The HTML report of these modules, inline in a notebook (Jupyter calls this)."""
+        from hlo_layout.report.html.data import build_report
+        from hlo_layout.report.html.page import render_html
+
+        data = build_report([(m.file, m.module, m.assignment) for m in self.modules])
+        return render_html(data, fragment=True)
+
     def __repr__(self) -> str:
         return f"<InspectResult: {len(self.modules)} module(s), {len(self.errors)} error(s)>"
 

@@ -56,3 +56,24 @@ def test_text_source_and_strictness() -> None:
         hlo_layout.inspect(bad)
     lenient = hlo_layout.inspect(bad, strict=False)
     assert lenient.modules == () and len(lenient.errors) == 1
+
+
+def test_repr_html_is_the_report_fragment_with_the_cli_numbers() -> None:
+    """In a notebook the result draws the HTML report inline: a fragment (not a page) whose
+    embedded data carries the same inspect figures as `to_dict()` and the memory analysis."""
+    import re
+
+    from hlo_layout.memory import analyze_memory
+
+    path = CORPUS / "jax-cpu" / "module_0018.jit_step.cpu_after_optimizations.txt"
+    result = hlo_layout.inspect(path)
+    html = result._repr_html_()
+    assert not html.lstrip().lower().startswith("<!doctype")
+    m = re.search(r'<script type="application/json"[^>]*>(.*?)</script>', html, re.S)
+    assert m is not None
+    data = json.loads(m.group(1))
+    (ours,) = data["memory"]["modules"]
+    module = result.modules[0].module
+    assert ours["peak_bytes"] == analyze_memory(module, file=str(path)).peak_bytes
+    (summary,) = data["inspect"]["modules"]
+    assert summary["entry_parameters"] == result.to_dict()["modules"][0]["entry_parameters"]

@@ -77,3 +77,19 @@ def test_repr_html_is_the_report_fragment_with_the_cli_numbers() -> None:
     assert ours["peak_bytes"] == analyze_memory(module, file=str(path)).peak_bytes
     (summary,) = data["inspect"]["modules"]
     assert summary["entry_parameters"] == result.to_dict()["modules"][0]["entry_parameters"]
+
+
+def test_readme_notebook_example_on_a_jax_compile() -> None:
+    """The README's notebook example, on XLA's own text of a freshly compiled function."""
+    jax = pytest.importorskip("jax", reason="jax is not installed: the notebook example needs it")
+    import jax.numpy as jnp
+
+    def f(x: object) -> object:
+        return jnp.tanh(x @ x.T).sum(axis=0)
+
+    compiled = jax.jit(f).lower(jnp.ones((128, 64), jnp.float32)).compile()
+    result = hlo_layout.inspect(compiled.as_text())
+    assert "\n" not in repr(result) and len(result.modules) == 1
+    doc = result.to_dict()
+    assert doc["modules"][0]["entry_parameters"][0]["shape"].startswith("f32[128,64]")
+    assert "hlo-layout-data" in result._repr_html_()

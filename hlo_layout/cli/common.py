@@ -24,6 +24,15 @@ _CLICK_ERROR: type[Exception] = next(
     c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
 )
 
+
+def file_size(path: Path) -> int:
+    """A file's size in bytes for progress totals and messages (0 when it cannot be read)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_USAGE = 2

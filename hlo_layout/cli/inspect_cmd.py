@@ -18,6 +18,7 @@ from hlo_layout.cli.common import (
     FormatOpt,
     OutputFormat,
     TopOpt,
+    file_size,
     guard,
     report_error,
     stderr_console,
@@ -46,13 +47,6 @@ StreamOpt = Annotated[
 ]
 
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
 @app.command()
 def inspect(
     dumps: DumpArgs,
@@ -75,7 +69,7 @@ def inspect(
         if buffers is not None and len(dumps) != 1:
             stderr_console().print("error: --buffers goes with exactly one dump")
             raise typer.Exit(EXIT_USAGE)
-        size = sum(_size(p) for p in dumps)
+        size = sum(file_size(p) for p in dumps)
         with progress_stages(stderr_console(), size) as stages:
             if output_format is OutputFormat.json and computation is None:
                 result = api.write_inspect_json(

@@ -17,6 +17,7 @@ from hlo_layout.cli.common import (
     EXIT_USAGE,
     DumpArgs,
     TopOpt,
+    file_size,
     guard,
     report_error,
     stderr_console,
@@ -92,14 +93,7 @@ def write_html_report(
     for note in data["notes"]:
         stderr_console().print(f"note: {note}", markup=False, highlight=False)
     if str(output) != "-":
-        stderr_console().print(f"wrote {output} ({_size(output):,} bytes)")
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
+        stderr_console().print(f"wrote {output} ({file_size(output):,} bytes)")
 
 
 @app.command()
@@ -123,7 +117,7 @@ def report(
             raise typer.Exit(EXIT_USAGE)
         entries: list[tuple[str, Module, BufferAssignment | None]] = []
         failed = False
-        with progress_stages(stderr_console(), sum(_size(p) for p in dumps)) as stages:
+        with progress_stages(stderr_console(), sum(file_size(p) for p in dumps)) as stages:
             for path in dumps:
                 stages.start(f"reading {path.name}")
                 try:

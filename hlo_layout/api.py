@@ -135,33 +135,27 @@ def _read_modules(source: Source) -> tuple[str, tuple[Module, ...]]:
     return file, found
 
 
-def inspect(
+def read_dumps(
     sources: Source | Sequence[Source],
     *,
-    computation: str | None = None,
     buffers: Source | None = None,
-    top: int | None = 10,
-    progress: Progress | None = None,
     strict: bool = True,
-) -> InspectResult:
-    """Read dumps and measure where their memory goes.
+    progress: Progress | None = None,
+) -> tuple[list[tuple[str, Module, BufferAssignment | None]], list[HloLayoutError]]:
+    """Every module of `sources` as (file, module, buffer assignment), and the input errors met.
 
-    `computation` keeps only the modules holding a computation of that name and reports on it
-    alone; `buffers` is XLA's *buffer-assignment.txt (with one dump; else it is looked for
-    beside a single-module dump); `top` is how many of the largest buffers each report keeps.
-    With `strict` (the default) the first input error raises; without it, errors are collected
-    in `InspectResult.errors` and the other dumps are still read (what the CLI does).
-    """
+    `buffers` is XLA's *buffer-assignment.txt (with one dump); else it is looked for beside a
+    single-module dump. With `strict` the first input error raises; without it, errors are
+    collected and the other dumps are still read."""
     from hlo_layout.layout.buffer_assignment import (
         buffer_assignment_beside,
         read_buffer_assignment,
     )
-    from hlo_layout.layout.module_memory import memory_report
 
     items = _sources(sources)
     if buffers is not None and len(items) != 1:
         raise ValueError("buffers= goes with exactly one dump")
-    modules: list[InspectedModule] = []
+    dumps: list[tuple[str, Module, BufferAssignment | None]] = []
     errors: list[HloLayoutError] = []
 
     def failed(error: HloLayoutError) -> None:
@@ -186,27 +180,45 @@ def inspect(
                 assignment = read_buffer_assignment(ba_path)
             except HloLayoutError as e:
                 failed(e)
-        for module in found:
-            if computation is not None and module.computation(computation) is None:
-                continue
-            if progress is not None:
-                progress.start(f"measuring {module.name or file}")
-            report = memory_report(
-                module,
-                computation=computation,
-                assignment=assignment,
-                top=top,
-                progress=progress.callback if progress is not None else None,
-            )
-            modules.append(InspectedModule(file, module, report, assignment, computation))
+        dumps.extend((file, module, assignment) for module in found)
+    return dumps, errors
+
+
+def inspect(
+    sources: Source | Sequence[Source],
+    *,
+    computation: str | None = None,
+    buffers: Source | None = None,
+    top: int | None = 10,
+    progress: Progress | None = None,
+    strict: bool = True,
+) -> InspectResult:
+    """Read dumps and measure where their memory goes.
+
+    `computation` keeps only the modules holding a computation of that name and reports on it
+    alone; `buffers` is XLA's *buffer-assignment.txt (with one dump; else it is looked for
+    beside a single-module dump); `top` is how many of the largest buffers each report keeps.
+    With `strict` (the default) the first input error raises; without it, errors are collected
+    in `InspectResult.errors` and the other dumps are still read (what the CLI does).
+    """
+    from hlo_layout.layout.module_memory import memory_report
+
+    dumps, errors = read_dumps(sources, buffers=buffers, strict=strict, progress=progress)
+    modules: list[InspectedModule] = []
+    for file, module, assignment in dumps:
+        if computation is not None and module.computation(computation) is None:
+            continue
+        if progress is not None:
+            progress.start(f"measuring {module.name or file}")
+        report = memory_report(
+            module,
+            computation=computation,
+            assignment=assignment,
+            top=top,
+            progress=progress.callback if progress is not None else None,
+        )
+        modules.append(InspectedModule(file, module, report, assignment, computation))
     return InspectResult(tuple(modules), tuple(errors), computation)
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def write_inspect_json(
@@ -228,9 +240,10 @@ def write_inspect_json(
     items = _sources(sources)
     if len(items) == 1 and computation is None and not _is_text(items[0]):
         from hlo_layout.report.stream_json import STREAM_THRESHOLD
+        from hlo_layout.syntax.parse import file_size
 
         path = Path(items[0])
-        big = _size(path) > STREAM_THRESHOLD
+        big = file_size(path) > STREAM_THRESHOLD
         if (stream if stream is not None else big) and _write_streamed(path, out, buffers):
             return InspectResult((), (), None)
     result = inspect(

@@ -25,14 +25,6 @@ _CLICK_ERROR: type[Exception] = next(
 )
 
 
-def file_size(path: Path) -> int:
-    """A file's size in bytes for progress totals and messages (0 when it cannot be read)."""
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_USAGE = 2
@@ -73,6 +65,15 @@ DumpArgs = Annotated[
     typer.Argument(
         help="HLO text dump(s): *.txt, *.hlo, also .gz; - reads one from stdin.",
         metavar="PATH...",
+        show_default=False,
+    ),
+]
+BuffersOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--buffers",
+        "-b",
+        help="XLA's *buffer-assignment.txt for the dump (found beside it when not given).",
         show_default=False,
     ),
 ]

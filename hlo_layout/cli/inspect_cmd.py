@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -13,29 +12,19 @@ from hlo_layout.cli.common import (
     EXIT_INPUT,
     EXIT_USAGE,
     TOP_DEFAULT,
+    BuffersOpt,
     ComputationOpt,
     DumpArgs,
     FormatOpt,
     OutputFormat,
     TopOpt,
-    file_size,
     guard,
     report_error,
     stderr_console,
     stdout_console,
 )
 from hlo_layout.report.progress_view import progress_stages
-
-BuffersOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--buffers",
-        "-b",
-        help="XLA's *buffer-assignment.txt for the dump (found beside it when not given).",
-        show_default=False,
-    ),
-]
-
+from hlo_layout.syntax.parse import file_size
 
 StreamOpt = Annotated[
     bool | None,

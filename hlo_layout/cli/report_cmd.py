@@ -11,25 +11,23 @@ from typing import Annotated
 
 import typer
 
+from hlo_layout.api import read_dumps
 from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_INPUT,
     EXIT_USAGE,
+    BuffersOpt,
     DumpArgs,
     TopOpt,
-    file_size,
     guard,
     report_error,
     stderr_console,
 )
-from hlo_layout.errors import HloLayoutError
 from hlo_layout.layout.buffer_assignment import (
     BufferAssignment,
-    buffer_assignment_beside,
-    read_buffer_assignment,
 )
 from hlo_layout.report.progress_view import progress_stages
-from hlo_layout.syntax.parse import HloInputError, parse_file_modules
+from hlo_layout.syntax.parse import file_size
 from hlo_layout.syntax.tree import Module
 
 OutputOpt = Annotated[
@@ -38,15 +36,6 @@ OutputOpt = Annotated[
         "--output",
         "-o",
         help="Where to write the HTML page (`-` for stdout).",
-        show_default=False,
-    ),
-]
-BuffersOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--buffers",
-        "-b",
-        help="XLA's *buffer-assignment.txt for the dump (found beside it when not given).",
         show_default=False,
     ),
 ]
@@ -115,34 +104,12 @@ def report(
         if output.is_dir():
             stderr_console().print(f"error: {output} is a directory; give a file name for -o")
             raise typer.Exit(EXIT_USAGE)
-        entries: list[tuple[str, Module, BufferAssignment | None]] = []
-        failed = False
         with progress_stages(stderr_console(), sum(file_size(p) for p in dumps)) as stages:
-            for path in dumps:
-                stages.start(f"reading {path.name}")
-                try:
-                    found = parse_file_modules(path)
-                    if not found:
-                        raise HloInputError(f"{path}: no HLO module, computation or instruction")
-                except HloLayoutError as e:
-                    report_error(e)
-                    failed = True
-                    continue
-                ba_path = buffers
-                if ba_path is None and len(found) == 1:
-                    ba_path = buffer_assignment_beside(path)
-                assignment = None
-                if ba_path is not None:
-                    try:
-                        assignment = read_buffer_assignment(ba_path)
-                    except HloLayoutError as e:
-                        report_error(e)
-                        failed = True
-                entries.extend((str(path), m, assignment) for m in found)
+            entries, errors = read_dumps(dumps, buffers=buffers, strict=False, progress=stages)
+            for error in errors:
+                report_error(error)
             if entries:
                 stages.start("measuring")
                 write_html_report(entries, output, top=top, progress=stages.callback)
-        if not entries:
-            raise typer.Exit(EXIT_INPUT)
-        if failed:
+        if not entries or errors:
             raise typer.Exit(EXIT_INPUT)

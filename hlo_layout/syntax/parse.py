@@ -152,6 +152,15 @@ def read_text(path: str | Path) -> str:
         raise HloInputError(f"{p}: not UTF-8 text (byte {e.start})") from None
 
 
+def file_size(path: str | Path) -> int:
+    """A dump's size in bytes, for progress totals and the streaming threshold (0 when it cannot
+    be read, or for `-`: the reader reports what is wrong)."""
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
+
+
 def source_name(path: str | Path) -> str:
     """The name errors give a dump: its path, or `<stdin>` for `-`."""
     return "<stdin>" if str(path) == "-" else str(path)

@@ -30,11 +30,16 @@ MAX_RANK = 1024
 MAX_TILE_LEVELS = 16
 #: Entries of one tile.
 MAX_TILE_ENTRIES = MAX_RANK
-#: Devices a module may declare (`num_partitions`, `maximal device=`, a tile assignment): the
-#: per-device table has one row per device. Today's largest TPU pods have under 10,000 chips.
-MAX_DEVICES = 1 << 16
-#: Device ids a `sharding --format json` document may list (each array lists its holders).
-MAX_JSON_DEVICE_IDS = 1 << 23
+#: Devices a module may declare (`num_partitions`, `maximal device=`, a tile assignment): XLA's
+#: device ids are int64. Nothing is allocated per declared device: the sharding report gives
+#: device ranges and iota forms, so its cost follows the file (issue 16).
+MAX_DEVICES = 2**63 - 1
+#: Devices one list may spell out in full (an iota's device array, a per-device table): past it
+#: reports give ranges (`0..4194303`) and the iota text (`<=[4194304]`) instead.
+MAX_LISTED_DEVICES = 1 << 16
+#: Device ids a `sharding --format json` document lists one by one; past it every list in the
+#: document is given as ranges only (`device_ranges`, `device_groups`), never refused.
+MAX_JSON_DEVICE_IDS = 1 << 20
 #: Elements that `layout --grid` draws and CuTe/Axe views enumerate.
 MAX_GRID_ELEMENTS = 1 << 16
 

@@ -47,6 +47,8 @@ from hlo_layout.syntax.sharding import (
     Sharding,
     TileAssignment,
     instruction_sharding,
+    row_major_strides,
+    unravel,
 )
 from hlo_layout.syntax.tree import Instruction, Module
 
@@ -55,14 +57,6 @@ DEVICE = "device"
 TILE = "tile"
 
 # --- device arrays as strided iters -----------------------------------------------------------
-
-
-def _row_major_strides(dims: tuple[int, ...]) -> tuple[int, ...]:
-    out, acc = [], 1
-    for d in reversed(dims):
-        out.append(acc)
-        acc *= d
-    return tuple(reversed(out))
 
 
 def _iota_iters(ta: TileAssignment) -> list[list[tuple[int, int]]] | None:
@@ -75,7 +69,7 @@ def _iota_iters(ta: TileAssignment) -> list[list[tuple[int, int]]] | None:
     """
     reshape = ta.iota_reshape
     perm = ta.iota_transpose or tuple(range(len(reshape)))
-    base = _row_major_strides(reshape)
+    base = row_major_strides(reshape)
     axes = [reshape[p] for p in perm]
     strides = [base[p] for p in perm]
     out: list[list[tuple[int, int]]] = [[] for _ in ta.dims]
@@ -107,7 +101,7 @@ def _affine_iters(ta: TileAssignment) -> tuple[list[list[tuple[int, int]]], int]
     """An explicit device list that is `base + Σ index_k × stride_k`, as one iter per dim."""
     devices = ta.device_list()
     base = devices[0]
-    unit = _row_major_strides(ta.dims)
+    unit = row_major_strides(ta.dims)
     strides = [devices[u] - base if n > 1 else 0 for n, u in zip(ta.dims, unit)]
     if any(s <= 0 for n, s in zip(ta.dims, strides) if n > 1):
         return None  # an Axe stride counts up; `[2]1,0` is left to the tile table
@@ -162,10 +156,34 @@ class ShardedArray:
 
     @property
     def device_ids(self) -> Sequence[int]:
-        """`devices` without materializing them when every device holds the value (a range)."""
+        """`devices` without materializing them when they are 0..n-1 (a range): every device of
+        a replicated value, every device of an iota tile assignment."""
         if isinstance(self.shards, AllDevices):
             return range(self.shards.n)
+        if isinstance(self.shards, TiledShards) and self.shards.ta.is_iota:
+            return range(self.shards.ta.num_tiles)
         return tuple(sorted({s.device for s in self.shards}))
+
+    @property
+    def device_ranges(self) -> tuple[tuple[int, int], ...]:
+        """The holders as (first, last) runs: `((0, 4194303),)` for a 4M-device iota."""
+        return id_ranges(self.device_ids)
+
+    @property
+    def shards_by_device(self) -> Sequence[DeviceShard]:
+        """The shards ordered by device, made on demand when the devices are 0..n-1."""
+        if isinstance(self.shards, AllDevices):
+            return self.shards
+        if isinstance(self.shards, TiledShards) and self.shards.ta.is_iota:
+            return _ByDevice(self.shards)
+        return sorted(self.shards, key=lambda s: s.device)
+
+    def holds(self, device: int) -> bool:
+        """Whether `device` holds a piece of this array."""
+        ids = self.device_ids
+        if isinstance(ids, range):
+            return device in ids
+        return device in set(ids)
 
     @property
     def shard_physical_bytes(self) -> int | None:
@@ -289,6 +307,89 @@ def _all_devices(n: int, extent: tuple[int, ...]) -> Sequence[DeviceShard]:
     return AllDevices(n, extent)
 
 
+class TiledShards(Sequence[DeviceShard]):
+    """The shards of a tiled sharding in tile-array order, each made on demand from the tile
+    assignment: an iota over millions of devices costs nothing until a report lists them."""
+
+    __slots__ = ("dims", "rank", "sub_dims", "ta")
+
+    def __init__(
+        self, ta: TileAssignment, rank: int, shard: tuple[int, ...], dims: tuple[int, ...]
+    ) -> None:
+        self.ta = ta
+        self.rank = rank
+        self.sub_dims = ta.dims[rank:]
+        self.dims = (shard, dims)
+
+    def __len__(self) -> int:
+        return self.ta.num_tiles
+
+    @overload
+    def __getitem__(self, i: int) -> DeviceShard: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[DeviceShard]: ...
+    def __getitem__(self, i: int | slice) -> DeviceShard | Sequence[DeviceShard]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        idx = unravel(i, self.ta.dims)
+        tile = idx[: self.rank]
+        shard, dims = self.dims
+        start = tuple(t * s for t, s in zip(tile, shard))
+        extent = tuple(max(0, min(s, d - b)) for s, d, b in zip(shard, dims, start))
+        replica = 0
+        for k, n in zip(idx[self.rank :], self.sub_dims):
+            replica = replica * n + k
+        return DeviceShard(self.ta.device_at_flat(i), tile, start, extent, replica)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and len(self) == len(other) and list(self) == list(other)
+
+    def __hash__(self) -> int:
+        return hash((self.ta, self.rank, self.dims))
+
+
+class _ByDevice(Sequence[DeviceShard]):
+    """The shards of an iota tile assignment in device order (device d is at one position)."""
+
+    __slots__ = ("shards",)
+
+    def __init__(self, shards: TiledShards) -> None:
+        self.shards = shards
+
+    def __len__(self) -> int:
+        return len(self.shards)
+
+    @overload
+    def __getitem__(self, i: int) -> DeviceShard: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[DeviceShard]: ...
+    def __getitem__(self, i: int | slice) -> DeviceShard | Sequence[DeviceShard]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.shards[self.shards.ta.flat_of_device(i)]
+
+
+def id_ranges(ids: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """Ascending ids as (first, last) runs; a `range` in O(1)."""
+    if isinstance(ids, range):
+        return ((ids.start, ids.stop - 1),) if len(ids) else ()
+    out: list[tuple[int, int]] = []
+    for d in ids:
+        if out and d == out[-1][1] + 1:
+            out[-1] = (out[-1][0], d)
+        else:
+            out.append((d, d))
+    return tuple(out)
+
+
 def shard_array(
     shape: ArrayShape,
     sharding: Sharding,
@@ -367,30 +468,27 @@ def _tiled(
     if ta is None:
         raise InteropError(f"sharding {sharding} has no tile assignment")
     rank = sharding.tile_rank
-    devices = ta.device_list()
-    sub_dims = sharding.subgroup_dims
-    shards = []
-    for pos, idx in enumerate(itertools.product(*(range(n) for n in ta.dims))):
-        tile = idx[:rank]
-        start = tuple(t * s for t, s in zip(tile, shard.dims))
-        extent = tuple(max(0, min(s, d - b)) for s, d, b in zip(shard.dims, shape.dims, start))
-        replica = 0
-        for i, n in zip(idx[rank:], sub_dims):
-            replica = replica * n + i
-        shards.append(DeviceShard(devices[pos], tile, start, extent, replica))
+    shards = TiledShards(ta, rank, shard.dims, shape.dims)
     axe: AxeLayout | None = None
     table: tuple[int, ...] = ()
+    per_dim: list[list[tuple[int, int]]] | None = None
+    base, axis = 0, DEVICE
     if memory is not None:
         found = device_iters(ta)
         if found is not None:
             per_dim, base = found
-            axis = DEVICE
+        elif ta.num_tiles > limits.MAX_LISTED_DEVICES:
+            note = (
+                f"the device array {ta} is not affine and too long to tabulate "
+                f"(MAX_LISTED_DEVICES={limits.MAX_LISTED_DEVICES})"
+            )
         else:
             per_dim = [
-                [(n, s)] if n > 1 else [] for n, s in zip(ta.dims, _row_major_strides(ta.dims))
+                [(n, s)] if n > 1 else [] for n, s in zip(ta.dims, row_major_strides(ta.dims))
             ]
-            base, axis, table = 0, TILE, devices
+            base, axis, table = 0, TILE, ta.device_list()
             note = "the device array is not affine: the layout places tiles; device_table maps them"
+    if memory is not None and per_dim is not None:
         d_iters: list[Iter] = []
         for i in range(rank):
             d_iters += [Iter(e, s, axis) for e, s in per_dim[i] if e > 1]
@@ -400,7 +498,7 @@ def _tiled(
         axe = AxeLayout(axe_shape, tuple(d_iters), r_iters, ((axis, base),) if base else ())
         if MANUAL in sharding.subgroup_types:
             note = "manual subgroup dimensions are shown as replicas; each holds its own data"
-    return ShardedArray(index, shape, sharding, shard, tiles, tuple(shards), axe, table, note)
+    return ShardedArray(index, shape, sharding, shard, tiles, shards, axe, table, note)
 
 
 def _leaves(shape: Shape, prefix: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], Shape]]:
@@ -457,7 +555,7 @@ class ShardedValue:
         total = 0
         for a in self.arrays:
             size = a.shard_physical_bytes
-            if size is not None and any(s.device == device for s in a.shards):
+            if size is not None and a.holds(device):
                 total += size
         return total
 
@@ -473,14 +571,95 @@ class DeviceMemory:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceGroup:
+    """Devices `first..last` (inclusive), each holding the same bytes: the per-device table in
+    runs, so a module declaring a billion devices costs what its file costs."""
+
+    first: int
+    last: int
+    argument_bytes: int
+    annotated_bytes: int
+
+
+class _GroupedDevices(Sequence[DeviceMemory]):
+    """The per-device rows of `DeviceGroup`s, made on demand."""
+
+    __slots__ = ("groups", "n")
+
+    def __init__(self, groups: tuple[DeviceGroup, ...]) -> None:
+        self.groups = groups
+        self.n = groups[-1].last + 1 if groups else 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    @overload
+    def __getitem__(self, i: int) -> DeviceMemory: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[DeviceMemory]: ...
+    def __getitem__(self, i: int | slice) -> DeviceMemory | Sequence[DeviceMemory]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.n))]
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        lo, hi = 0, len(self.groups) - 1
+        while lo < hi:  # the group holding device i
+            mid = (lo + hi + 1) // 2
+            if self.groups[mid].first <= i:
+                lo = mid
+            else:
+                hi = mid - 1
+        g = self.groups[lo]
+        return DeviceMemory(i, g.argument_bytes, g.annotated_bytes)
+
+
+@dataclass(frozen=True, slots=True)
 class ModuleSharding:
     module: str | None
     num_devices: int
     partitioned: bool
     values: tuple[ShardedValue, ...]
-    devices: tuple[DeviceMemory, ...]
+    #: Per-device bytes as runs of devices with the same figures, covering 0..num_devices-1.
+    device_groups: tuple[DeviceGroup, ...]
     #: Entry parameters without a sharding, counted as replicated.
     unannotated_parameters: tuple[str, ...] = ()
+
+    @property
+    def devices(self) -> Sequence[DeviceMemory]:
+        """One row per device (made on demand from `device_groups`)."""
+        return _GroupedDevices(self.device_groups)
+
+
+def _device_groups(
+    n: int, added: list[tuple[tuple[tuple[int, int], ...], int, int]]
+) -> tuple[DeviceGroup, ...]:
+    """Sweep `(ranges, argument bytes, annotated bytes)` contributions over devices 0..n-1 into
+    runs of equal figures: O(contributions log contributions), never O(n)."""
+    delta: dict[int, list[int]] = {0: [0, 0], n: [0, 0]}
+    for ranges, arg, ann in added:
+        for first, last in ranges:
+            first, last = max(first, 0), min(last, n - 1)
+            if first > last:
+                continue
+            for at, sign in ((first, 1), (last + 1, -1)):
+                d = delta.setdefault(at, [0, 0])
+                d[0] += sign * arg
+                d[1] += sign * ann
+    out: list[DeviceGroup] = []
+    arg = ann = 0
+    points = sorted(delta)
+    for at, nxt in itertools.pairwise(points):
+        arg += delta[at][0]
+        ann += delta[at][1]
+        if at >= n:
+            break
+        if out and (out[-1].argument_bytes, out[-1].annotated_bytes) == (arg, ann):
+            out[-1] = replace(out[-1], last=nxt - 1)
+        else:
+            out.append(DeviceGroup(at, nxt - 1, arg, ann))
+    return tuple(out)
 
 
 def is_partitioned(module: Module) -> bool:
@@ -597,27 +776,13 @@ def module_sharding(
         for _, shape in unannotated
         for a in shard_value(shape, Sharding(REPLICATED), num_devices=n)
     )
-    arguments = [replicated] * n
-    annotated = [0] * n
-    everywhere_arguments = everywhere_annotated = 0  # added to every device at the end
+    added: list[tuple[tuple[tuple[int, int], ...], int, int]] = [(((0, n - 1),), replicated, 0)]
     for v in values:
         is_argument = v.computation == entry_name and v.opcode == "parameter"
         for a in v.arrays:
             size = a.shard_physical_bytes or 0
-            if isinstance(a.shards, AllDevices) and a.shards.n == n:
-                everywhere_annotated += size
-                if is_argument:
-                    everywhere_arguments += size
-                continue
-            for d in a.device_ids:
-                if 0 <= d < n:
-                    annotated[d] += size
-                    if is_argument:
-                        arguments[d] += size
-    if everywhere_arguments or everywhere_annotated:
-        arguments = [b + everywhere_arguments for b in arguments]
-        annotated = [b + everywhere_annotated for b in annotated]
-    devices = tuple(DeviceMemory(d, arguments[d], annotated[d]) for d in range(n))
+            added.append((a.device_ranges, size if is_argument else 0, size))
+    groups = _device_groups(n, added)
     if instruction is not None:
         values = [v for v in values if v.instruction == instruction.removeprefix("%")]
     return ModuleSharding(
@@ -625,7 +790,7 @@ def module_sharding(
         n,
         partitioned,
         tuple(values),
-        devices,
+        groups,
         tuple(name for name, _ in unannotated),
     )
 
@@ -636,7 +801,7 @@ def _highest_device(s: Sharding) -> int:
     if s.kind == MAXIMAL:
         return s.device or 0
     if s.kind == TILED and s.tile_assignment is not None:
-        return max(s.tile_assignment.device_list())
+        return s.tile_assignment.max_device
     return -1
 
 
@@ -644,13 +809,16 @@ __all__ = [
     "DEVICE",
     "TILE",
     "AllDevices",
+    "DeviceGroup",
     "DeviceMemory",
     "DeviceShard",
     "ModuleSharding",
     "ShardedArray",
     "ShardedValue",
+    "TiledShards",
     "device_iters",
     "entry_parameter_layouts",
+    "id_ranges",
     "is_partitioned",
     "memory_axe",
     "module_sharding",

@@ -13,7 +13,12 @@ from typing import Any
 from hlo_layout import limits
 from hlo_layout.interop.cute import cute_layout
 from hlo_layout.interop.errors import InteropError
-from hlo_layout.interop.sharding_axe import DeviceShard, ShardedArray, module_sharding
+from hlo_layout.interop.sharding_axe import (
+    DeviceGroup,
+    DeviceShard,
+    ShardedArray,
+    module_sharding,
+)
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.tree import Module
 
@@ -33,12 +38,14 @@ class ArrayRow:
     shard_shape: str
     shard_logical_bytes: int | None
     shard_physical_bytes: int | None
-    devices: Sequence[int]
+    devices: Sequence[int]  # a range when the holders are 0..n-1 (never listed in memory)
+    device_ranges: tuple[tuple[int, int], ...]
     axe: dict[str, Any] | None
     cute: str | None
     device_table: tuple[int, ...]
     note: str | None
-    shards: Sequence[DeviceShard]  # kept for the --instruction view and JSON
+    shards: Sequence[DeviceShard]  # kept for the --instruction JSON, tile-array order
+    shards_by_device: Sequence[DeviceShard]  # the --instruction view's order, made on demand
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +61,6 @@ class ValueRow:
 
 
 @dataclass(frozen=True, slots=True)
-class DeviceRow:
-    device: int
-    argument_bytes: int
-    annotated_bytes: int
-
-
-@dataclass(frozen=True, slots=True)
 class ShardingReport:
     """One module: how many devices, whether its shapes are already per device, every value
     with a sharding, the per-device totals; `detail` when one instruction was asked for."""
@@ -70,7 +70,8 @@ class ShardingReport:
     num_devices: int
     partitioned: bool
     values: tuple[ValueRow, ...]
-    devices: tuple[DeviceRow, ...]
+    #: Per-device bytes in runs of devices with equal figures (interop.sharding_axe.DeviceGroup).
+    device_groups: tuple[DeviceGroup, ...]
     unannotated_parameters: tuple[str, ...]
     detail: bool = False
 
@@ -91,11 +92,13 @@ def _array_row(a: ShardedArray) -> ArrayRow:
         shard_logical_bytes=a.shard_logical_bytes,
         shard_physical_bytes=a.shard_physical_bytes,
         devices=a.device_ids,
+        device_ranges=a.device_ranges,
         axe=a.axe.to_json() if a.axe is not None else None,
         cute=cute,
         device_table=a.device_table,
         note=a.note,
         shards=a.shards,
+        shards_by_device=a.shards_by_device,
     )
 
 
@@ -121,34 +124,16 @@ def sharding_report(
         )
         for v in found.values
     )
-    devices = tuple(DeviceRow(d.device, d.argument_bytes, d.annotated_bytes) for d in found.devices)
     return ShardingReport(
         file=file,
         module=found.module,
         num_devices=found.num_devices,
         partitioned=found.partitioned,
         values=values,
-        devices=devices,
+        device_groups=found.device_groups,
         unannotated_parameters=found.unannotated_parameters,
         detail=instruction is not None,
     )
-
-
-def device_groups(devices: tuple[DeviceRow, ...]) -> tuple[tuple[int, int, DeviceRow], ...]:
-    """Runs of consecutive devices with the same figures: (first, last, figures)."""
-    out: list[tuple[int, int, DeviceRow]] = []
-    for d in devices:
-        if out:
-            first, last, row = out[-1]
-            same = (row.argument_bytes, row.annotated_bytes) == (
-                d.argument_bytes,
-                d.annotated_bytes,
-            )
-            if same and d.device == last + 1:
-                out[-1] = (first, d.device, row)
-                continue
-        out.append((d.device, d.device, d))
-    return tuple(out)
 
 
 def _shard_json(s: DeviceShard) -> dict[str, Any]:
@@ -161,7 +146,7 @@ def _shard_json(s: DeviceShard) -> dict[str, Any]:
     }
 
 
-def _array_json(a: ArrayRow, detail: bool) -> dict[str, Any]:
+def _array_json(a: ArrayRow, detail: bool, listed: bool) -> dict[str, Any]:
     out: dict[str, Any] = {
         "index": list(a.index),
         "shape": a.shape,
@@ -172,7 +157,9 @@ def _array_json(a: ArrayRow, detail: bool) -> dict[str, Any]:
         "shard_shape": a.shard_shape,
         "shard_logical_bytes": a.shard_logical_bytes,
         "shard_physical_bytes": a.shard_physical_bytes,
-        "devices": list(a.devices),
+        "devices": list(a.devices) if listed else None,
+        "device_count": len(a.devices),
+        "device_ranges": [list(r) for r in a.device_ranges],
         "cute": a.cute,
         "axe": a.axe,
         "note": a.note,
@@ -180,24 +167,32 @@ def _array_json(a: ArrayRow, detail: bool) -> dict[str, Any]:
     if a.device_table:
         out["device_table"] = list(a.device_table)
     if detail:
-        out["shards"] = [_shard_json(s) for s in a.shards]
+        out["shards"] = [_shard_json(s) for s in a.shards] if listed else None
     return out
+
+
+def _listed_ids(reports: list[ShardingReport]) -> int:
+    """How many device ids (and shards, per-device rows) the document would spell out."""
+    total = 0
+    for r in reports:
+        total += r.num_devices
+        for v in r.values:
+            for a in v.arrays:
+                total += len(a.devices) * (2 if r.detail else 1)
+    return total
 
 
 def sharding_json(reports: list[ShardingReport]) -> dict[str, Any]:
     """`{"schema_version", "modules": [{"module", "file", "num_devices", "partitioned",
-    "values": [...], "devices": [...], "unannotated_parameters"}]}`; see the README.
+    "values": [...], "devices": [...], "device_groups": [...], "unannotated_parameters"}]}`;
+    see the README.
 
-    Every array lists its devices, so a module declaring many devices and many replicated values
-    asks for a document of values × devices ids: over `limits.MAX_JSON_DEVICE_IDS` that is an
-    input error (exit 3) raised before anything is built."""
-    listed = sum(len(a.devices) for r in reports for v in r.values for a in v.arrays)
-    if listed > limits.MAX_JSON_DEVICE_IDS:
-        raise limits.LimitExceeded(
-            f"the JSON would list {listed:,} device ids (arrays × the devices holding each), over "
-            f"the limit of {limits.MAX_JSON_DEVICE_IDS:,} (MAX_JSON_DEVICE_IDS); the text view "
-            "and --instruction show the same figures"
-        )
+    Device sets are always given compactly (`device_count`, `device_ranges` per array,
+    `device_groups` per module: runs of devices with the same bytes). They are also spelled out
+    one by one (`devices`, per-device rows, `shards` with --instruction) while the whole document
+    would list at most `limits.MAX_JSON_DEVICE_IDS` ids; past that those lists are `null`, so a
+    module declaring millions of devices costs what its file costs."""
+    listed = _listed_ids(reports) <= limits.MAX_JSON_DEVICE_IDS
     return {
         "schema_version": SCHEMA_VERSION,
         "modules": [
@@ -215,17 +210,29 @@ def sharding_json(reports: list[ShardingReport]) -> dict[str, Any]:
                         "shape": v.shape,
                         "sharding": v.sharding,
                         "error": v.error,
-                        "arrays": [_array_json(a, r.detail) for a in v.arrays],
+                        "arrays": [_array_json(a, r.detail, listed) for a in v.arrays],
                     }
                     for v in r.values
                 ],
                 "devices": [
                     {
-                        "device": d.device,
-                        "argument_bytes": d.argument_bytes,
-                        "annotated_bytes": d.annotated_bytes,
+                        "device": d,
+                        "argument_bytes": g.argument_bytes,
+                        "annotated_bytes": g.annotated_bytes,
                     }
-                    for d in r.devices
+                    for g in r.device_groups
+                    for d in range(g.first, g.last + 1)
+                ]
+                if listed
+                else None,
+                "device_groups": [
+                    {
+                        "first": g.first,
+                        "last": g.last,
+                        "argument_bytes": g.argument_bytes,
+                        "annotated_bytes": g.annotated_bytes,
+                    }
+                    for g in r.device_groups
                 ],
                 "unannotated_parameters": list(r.unannotated_parameters),
             }

@@ -11,7 +11,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from hlo_layout.report.sharding_model import ArrayRow, ShardingReport, ValueRow, device_groups
+from hlo_layout.report.sharding_model import ArrayRow, ShardingReport, ValueRow
 from hlo_layout.report.units import human_bytes
 
 
@@ -27,7 +27,7 @@ def _holders(a: ArrayRow) -> str:
     """How many devices hold the array, or which one (`maximal`)."""
     if a.kind == "maximal":
         return f"#{a.devices[0]}" if a.devices else "-"
-    return str(len(a.devices))
+    return f"{len(a.devices):,}"
 
 
 def _values(report: ShardingReport, top: int) -> Table:
@@ -62,9 +62,9 @@ def _devices(report: ShardingReport) -> Table:
     table.add_column("devices", no_wrap=True)
     table.add_column("entry parameters", justify="right", style="bold")
     table.add_column("all sharded values", justify="right")
-    for first, last, row in device_groups(report.devices):
-        label = str(first) if first == last else f"{first}-{last}"
-        table.add_row(label, human_bytes(row.argument_bytes), human_bytes(row.annotated_bytes))
+    for g in report.device_groups:
+        label = str(g.first) if g.first == g.last else f"{g.first}-{g.last}"
+        table.add_row(label, human_bytes(g.argument_bytes), human_bytes(g.annotated_bytes))
     return table
 
 
@@ -93,7 +93,7 @@ def _detail(v: ValueRow, a: ArrayRow, top: int) -> Iterator[RenderableType]:
     shards.add_column("start", no_wrap=True)
     shards.add_column("real elements", no_wrap=True)
     shards.add_column("copy", justify="right")
-    ordered = sorted(a.shards, key=lambda s: s.device)
+    ordered = a.shards_by_device
     for s in ordered[:top]:
         shards.add_row(
             str(s.device),

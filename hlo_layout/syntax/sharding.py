@@ -43,6 +43,22 @@ NAMED = "named"
 UNPARSED = "unparsed"
 
 
+def row_major_strides(dims: tuple[int, ...]) -> tuple[int, ...]:
+    out, acc = [], 1
+    for d in reversed(dims):
+        out.append(acc)
+        acc *= d
+    return tuple(reversed(out))
+
+
+def unravel(flat: int, dims: tuple[int, ...]) -> tuple[int, ...]:
+    out = []
+    for n in reversed(dims):
+        flat, i = divmod(flat, n)
+        out.append(i)
+    return tuple(reversed(out))
+
+
 @functools.lru_cache(maxsize=1024)
 def _iota_devices(
     count: int, reshape: tuple[int, ...], transpose: tuple[int, ...]
@@ -114,19 +130,57 @@ class TileAssignment:
     def num_tiles(self) -> int:
         return math.prod(self.dims)
 
+    @property
+    def perm(self) -> tuple[int, ...]:
+        """The iota's transpose, the identity when none is written."""
+        return self.iota_transpose or tuple(range(len(self.iota_reshape)))
+
+    @property
+    def max_device(self) -> int:
+        """The highest device id, without listing them (an iota holds exactly 0..n-1)."""
+        return self.num_tiles - 1 if self.is_iota else max(self.devices)
+
     def device_list(self) -> tuple[int, ...]:
-        """Every device id, row-major over `dims` (TileAssignment::array())."""
+        """Every device id, row-major over `dims` (TileAssignment::array()).
+
+        Materializes an iota: callers that may meet a declared device count far beyond the
+        file's size use `device_at_flat` / `flat_of_device` instead (limits.MAX_LISTED_DEVICES).
+        """
         if not self.is_iota:
             return self.devices
-        perm = self.iota_transpose or tuple(range(len(self.iota_reshape)))
-        return _iota_devices(self.num_tiles, self.iota_reshape, perm)
+        if self.num_tiles > limits.MAX_LISTED_DEVICES:
+            raise limits.LimitExceeded(
+                f"listing the {self.num_tiles} devices of {self} is over the limit of "
+                f"{limits.MAX_LISTED_DEVICES} (MAX_LISTED_DEVICES)"
+            )
+        return _iota_devices(self.num_tiles, self.iota_reshape, self.perm)
+
+    def device_at_flat(self, flat: int) -> int:
+        """The device at a row-major position of the tile array, in O(rank) for an iota."""
+        if not self.is_iota:
+            return self.devices[flat]
+        reshape, perm = self.iota_reshape, self.perm
+        strides = row_major_strides(reshape)
+        index = unravel(flat, tuple(reshape[p] for p in perm))
+        return sum(i * strides[p] for i, p in zip(index, perm))
+
+    def flat_of_device(self, device: int) -> int:
+        """Where an iota places `device` in the tile array (each device appears once)."""
+        if not self.is_iota:
+            return self.devices.index(device)
+        reshape, perm = self.iota_reshape, self.perm
+        coords = unravel(device, reshape)
+        flat = 0
+        for p in perm:
+            flat = flat * reshape[p] + coords[p]
+        return flat
 
     def device_at(self, index: tuple[int, ...]) -> int:
         """The device at a tile-assignment index (TileAssignment::operator())."""
         flat = 0
         for i, n in zip(index, self.dims):
             flat = flat * n + i
-        return self.device_list()[flat]
+        return self.device_at_flat(flat)
 
     def __str__(self) -> str:
         out = "[" + ",".join(map(str, self.dims)) + "]"

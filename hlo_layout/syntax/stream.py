@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
 from hlo_layout.errors import HloLayoutError, Span
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.parse import HloInputError, open_binary, parse_modules
 from hlo_layout.syntax.tree import Attribute, Computation, Section
 
@@ -95,6 +97,64 @@ def _chunks(lines: Iterator[str]) -> Iterator[tuple[str, int]]:
         yield "".join(buffer), first
 
 
+_GENERATED = re.compile(r"_(?:\.[0-9]+)?")
+
+
+class _InlineNames:
+    """Names the computations written inline (`to_apply={ ... }`) as the whole-file reader does:
+    `_`, `_.1`, ... unique in the file (grammar.expand_inline, NOTE: [inline instructions and
+    computations]). A chunk parsed alone numbers its own from `_` again; this renames them in
+    file order. The whole-file reader also avoids names declared *later* in the file, which a
+    stream has not read yet: a later declaration of a name given out here raises StreamFallback
+    (then the two would differ), so the streamed names are always the whole file's."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+        self.given: set[str] = set()
+
+    def __call__(self, computations: tuple[Computation, ...]) -> tuple[Computation, ...]:
+        hoisted = [
+            c
+            for c in computations[:-1]
+            if not c.synthetic and _GENERATED.fullmatch(c.name) is not None
+        ]
+        ids = {id(c) for c in hoisted}
+        for c in computations:
+            if id(c) not in ids and c.name in self.given:
+                raise StreamFallback
+        renames: dict[str, str] = {}
+        for c in hoisted:
+            name, n = "_", 0
+            while name in self.taken:
+                n += 1
+                name = f"_.{n}"
+            renames[c.name] = name
+            self.given.add(name)
+            self.taken.add(name)
+        self.taken.update(c.name for c in computations if id(c) not in ids)
+        if all(old == new for old, new in renames.items()):
+            return computations
+        return tuple(_renamed(c, renames, id(c) in ids) for c in computations)
+
+
+def _renamed(c: Computation, renames: dict[str, str], hoisted: bool) -> Computation:
+    instructions = tuple(
+        i._replace(
+            attributes=tuple(
+                Attribute(a.key, renames[a.raw], a.span)
+                if a.key in CALLED_COMPUTATION_KEYS and a.raw in renames
+                else a
+                for a in i.attributes
+            )
+        )
+        if any(a.key in CALLED_COMPUTATION_KEYS and a.raw in renames for a in i.attributes)
+        else i
+        for i in c.instructions
+    )
+    name = renames[c.name] if hoisted else c.name
+    return replace(c, name=name, instructions=instructions)
+
+
 def stream_items(path: str | Path) -> Iterator[StreamItem]:
     """Module headers, sections and computations of a dump, in file order, one chunk in memory.
 
@@ -102,6 +162,7 @@ def stream_items(path: str | Path) -> Iterator[StreamItem]:
     can decide (the caller then uses `parse_file_modules`).
     """
     path = Path(path)
+    inline_names = _InlineNames()
     with _open(path) as f:
         try:
             for text, first_line in _chunks(iter(f)):
@@ -113,7 +174,7 @@ def stream_items(path: str | Path) -> Iterator[StreamItem]:
                     if module.name is not None:
                         yield ModuleHeader(module.name, tuple(module.attributes), module.span)
                     yield from module.sections
-                    yield from module.computations
+                    yield from inline_names(module.computations)
         except UnicodeDecodeError as e:
             raise HloInputError(f"{path}: not UTF-8 text ({e.reason})") from None
         except (OSError, EOFError) as e:  # a truncated or corrupt .gz, met while reading

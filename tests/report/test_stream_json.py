@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from typer.testing import CliRunner
 
 from hlo_layout.cli import app
+from hlo_layout.syntax.tree import Computation
 from tests.conftest import corpus_id, hlo_files
 from tests.robustness.mutations import mutated_dumps
 
@@ -70,6 +71,24 @@ ENTRY %main (x: f32[4]) -> f32[4] {
 }
 """
 
+_INLINE = """HloModule m
+
+%a (x: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %z = f32[] constant(0)
+  ROOT %r = f32[] reduce(f32[] %x, f32[] %z), dimensions={}, to_apply={ %p = f32[] parameter(0) \
+%q = f32[] parameter(1) ROOT %s = f32[] add(f32[] %p, f32[] %q) }
+}
+
+ENTRY %main (y: f32[]) -> f32[] {
+  %y = f32[] parameter(0)
+  %c = f32[] call(f32[] %y), to_apply=%a
+  %z = f32[] constant(0)
+  ROOT %r = f32[] reduce(f32[] %c, f32[] %z), dimensions={}, to_apply={ %p = f32[] parameter(0) \
+%q = f32[] parameter(1) ROOT %s = f32[] add(f32[] %p, f32[] %q) }
+}
+"""
+
 #: Each case: (what it breaks, text). The in-memory path's verdict is the reference.
 CASES = {
     "valid, non-ASCII metadata in every computation but the last": _MODULE,
@@ -80,6 +99,11 @@ CASES = {
     "two ENTRY computations": _MODULE.replace("%body (p", "ENTRY %body (p"),
     "no ENTRY": _MODULE.replace("ENTRY %main", "%main"),
     "second module": _MODULE + "\n" + _MODULE.replace("HloModule m", "HloModule m2"),
+    "inline computations on one line, one per chunk": _INLINE,
+    "inline computations, a later one declared `_`": _INLINE
+    + _INLINE.replace("HloModule m", "HloModule m2")
+    .replace("%a (x", "%_ (x")
+    .replace("to_apply=%a", "to_apply=%_"),
 }
 
 
@@ -95,7 +119,9 @@ def test_streamed_equals_in_memory_on_every_verdict(tmp_path: Path, text: str) -
     json.loads(streamed.stdout)  # valid JSON whatever the verdict
 
 
-@pytest.mark.parametrize("name", [n for n in CASES if not n.startswith(("valid", "no ", "sec"))])
+@pytest.mark.parametrize(
+    "name", [n for n in CASES if not n.startswith(("valid", "no ", "sec", "inline"))]
+)
 def test_semantic_errors_exit_3_in_both_paths(tmp_path: Path, name: str) -> None:
     path = tmp_path / "dump.txt"
     path.write_text(CASES[name], encoding="utf-8")
@@ -127,3 +153,15 @@ def test_streamed_equals_in_memory_on_fuzz_cases(tmp_path_factory, text: str) ->
     streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
     assert streamed.exit_code == whole.exit_code
     assert streamed.stdout == whole.stdout
+
+
+def test_inline_computations_stream_without_falling_back(tmp_path: Path) -> None:
+    """The streamed items name inline computations as the whole file does (no fallback)."""
+    from hlo_layout.syntax import parse_file
+    from hlo_layout.syntax.stream import stream_items
+
+    path = tmp_path / "dump.txt"
+    path.write_text(_INLINE, encoding="utf-8")
+    streamed = [c for c in stream_items(path) if isinstance(c, Computation)]
+    assert [c.name for c in streamed] == [c.name for c in parse_file(path).computations]
+    assert [c.name for c in streamed] == ["_", "a", "_.1", "main"]

@@ -11,11 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hlo_layout.syntax.opcodes import COPIES, CUSTOM_CALL, FUSION
 from hlo_layout.syntax.tree import Module
 from hlo_layout.units import ratio_percent
-
-#: Opcodes counted as copies (a layout change or a move between memory spaces).
-COPY_OPCODES = frozenset({"copy", "copy-start"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,17 +99,17 @@ def structure_counts(module: Module) -> dict[str, object]:
     for computation in module.computations:
         for instruction in computation.instructions:
             opcodes[instruction.opcode] += 1
-            if instruction.opcode == "fusion":
+            if instruction.opcode == FUSION:
                 kinds[instruction.fusion_kind or "?"] += 1
-            elif instruction.opcode == "custom-call":
+            elif instruction.opcode == CUSTOM_CALL:
                 target = instruction.attr("custom_call_target")
                 targets[target.raw.strip('"') if target else "?"] += 1
     return {
         "instructions": sum(opcodes.values()),
         "computations": len(module.computations),
-        "fusions": opcodes["fusion"],
-        "copies": sum(opcodes[o] for o in COPY_OPCODES),
-        "custom_calls": opcodes["custom-call"],
+        "fusions": opcodes[FUSION],
+        "copies": sum(opcodes[o] for o in COPIES),
+        "custom_calls": opcodes[CUSTOM_CALL],
         "opcodes": dict(opcodes),
         "fusion_kinds": dict(kinds),
         "custom_call_targets": dict(targets),

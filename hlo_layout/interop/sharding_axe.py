@@ -35,6 +35,7 @@ from hlo_layout.interop.cute import cute_layout, flatten, is_tuple
 from hlo_layout.interop.errors import InteropError
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.limits import LimitExceeded
+from hlo_layout.syntax.opcodes import PARAMETER
 from hlo_layout.syntax.parse import parse_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.sharding import (
@@ -750,7 +751,7 @@ def module_sharding(
     values = []
     for comp_name, ins, s in found:
         shape = ins.shape
-        is_param = entry is not None and comp_name == entry.name and ins.opcode == "parameter"
+        is_param = entry is not None and comp_name == entry.name and ins.opcode == PARAMETER
         if is_param and ins.parameter_number is not None:
             shape = _with_layouts(shape, external.get(ins.parameter_number))
         try:
@@ -778,7 +779,7 @@ def module_sharding(
     )
     added: list[tuple[tuple[tuple[int, int], ...], int, int]] = [(((0, n - 1),), replicated, 0)]
     for v in values:
-        is_argument = v.computation == entry_name and v.opcode == "parameter"
+        is_argument = v.computation == entry_name and v.opcode == PARAMETER
         for a in v.arrays:
             size = a.shard_physical_bytes or 0
             added.append((a.device_ranges, size if is_argument else 0, size))

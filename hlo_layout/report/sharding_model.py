@@ -20,6 +20,7 @@ from hlo_layout.interop.sharding_axe import (
     module_sharding,
 )
 from hlo_layout.syntax.printer import print_shape
+from hlo_layout.syntax.sharding import TILED
 from hlo_layout.syntax.tree import Module
 
 SCHEMA_VERSION = 1
@@ -87,7 +88,7 @@ def _array_row(a: ShardedArray) -> ArrayRow:
         sharding=str(a.sharding),
         kind=a.sharding.kind,
         tile_dims=a.tile_dims,
-        replication=a.sharding.replication if a.sharding.kind == "tiled" else len(a.device_ids),
+        replication=a.sharding.replication if a.sharding.kind == TILED else len(a.device_ids),
         shard_shape=print_shape(a.shard_shape, default_layout=True),
         shard_logical_bytes=a.shard_logical_bytes,
         shard_physical_bytes=a.shard_physical_bytes,

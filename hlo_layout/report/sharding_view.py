@@ -13,6 +13,7 @@ from rich.text import Text
 
 from hlo_layout.report.sharding_model import ArrayRow, ShardingReport, ValueRow
 from hlo_layout.report.units import human_bytes
+from hlo_layout.syntax.sharding import MAXIMAL, TILED
 
 
 def _bytes(n: int | None) -> str:
@@ -25,7 +26,7 @@ def _table(title: str) -> Table:
 
 def _holders(a: ArrayRow) -> str:
     """How many devices hold the array, or which one (`maximal`)."""
-    if a.kind == "maximal":
+    if a.kind == MAXIMAL:
         return f"#{a.devices[0]}" if a.devices else "-"
     return f"{len(a.devices):,}"
 
@@ -45,7 +46,7 @@ def _values(report: ShardingReport, top: int) -> Table:
             continue
         cell = Text.assemble((a.shape, "hlo.shape"), " → ", (a.shard_shape, "hlo.shape"))
         cell.append(f"\n{a.sharding}", style="hlo.muted")
-        if a.kind == "tiled" and a.replication > 1:
+        if a.kind == TILED and a.replication > 1:
             cell.append(f" · each tile on {a.replication} devices", style="hlo.muted")
         if a.axe is not None:
             cell.append(f"\nAxe {a.axe['text']}")

@@ -20,6 +20,10 @@ CUSTOM_CALL = "custom-call"
 GET_TUPLE_ELEMENT = "get-tuple-element"
 TUPLE = "tuple"
 
+#: Opcodes that copy a buffer (a layout change or a move between memory spaces): the `copies`
+#: count of `check`'s structure metrics. `copy-done` finishes a `copy-start` and is not counted.
+COPIES = frozenset({"copy", "copy-start"})
+
 #: Callers whose called computations run as real code with buffers of their own (a fusion's,
 #: a reduce's `to_apply`, a sort's comparator are inlined and allocate nothing of their own).
 CONTROL_FLOW = frozenset({"while", "conditional", "call"})
@@ -153,6 +157,7 @@ __all__ = [
     "COLLECTIVES",
     "CONSTANT",
     "CONTROL_FLOW",
+    "COPIES",
     "CUSTOM_CALL",
     "ELEMENTWISE",
     "FORWARDING",

@@ -41,14 +41,17 @@ from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.sharding import (
     MANUAL,
     MAXIMAL,
+    NAMED,
     REPLICATED,
     TILED,
     TUPLE,
+    UNPARSED,
     UNREDUCED,
     Sharding,
     TileAssignment,
     instruction_sharding,
     row_major_strides,
+    tile_form,
     unravel,
 )
 from hlo_layout.syntax.tree import Instruction, Module
@@ -428,6 +431,8 @@ def shard_array(
     except InteropError as e:
         memory, padded = None, ()
         note = f"the shard layout has no shape:stride form: {e.message}"
+    if sharding.text is not None and sharding.kind not in (NAMED, UNPARSED):
+        note = f"a mesh sharding: {tile_form(sharding)}" + (f"; {note}" if note else "")
     if sharding.kind == TILED:
         return _tiled(shape, sharding, shard, tiles, memory, padded, note, index)
     kind = sharding.kind
@@ -451,7 +456,7 @@ def shard_array(
             note = "unreduced: each device holds a partial sum of the whole array"
     else:
         shards = ()
-        note = f"a {kind} sharding places no data this tool can describe"
+        note = sharding.reason or f"a {kind} sharding places no data this tool can describe"
     return ShardedArray(index, shape, sharding, shard, tiles, shards, axe, (), note)
 
 
@@ -488,7 +493,9 @@ def _tiled(
                 [(n, s)] if n > 1 else [] for n, s in zip(ta.dims, row_major_strides(ta.dims))
             ]
             base, axis, table = 0, TILE, ta.device_list()
-            note = "the device array is not affine: the layout places tiles; device_table maps them"
+            note = (note + "; " if note else "") + (
+                "the device array is not affine: the layout places tiles; device_table maps them"
+            )
     if memory is not None and per_dim is not None:
         d_iters: list[Iter] = []
         for i in range(rank):
@@ -499,6 +506,10 @@ def _tiled(
         axe = AxeLayout(axe_shape, tuple(d_iters), r_iters, ((axis, base),) if base else ())
         if MANUAL in sharding.subgroup_types:
             note = "manual subgroup dimensions are shown as replicas; each holds its own data"
+        elif UNREDUCED in sharding.subgroup_types:
+            note = (note + "; " if note else "") + (
+                "the unreduced subgroup dimension is shown as replicas; each holds a partial sum"
+            )
     return ShardedArray(index, shape, sharding, shard, tiles, shards, axe, table, note)
 
 

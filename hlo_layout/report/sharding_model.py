@@ -20,7 +20,7 @@ from hlo_layout.interop.sharding_axe import (
     module_sharding,
 )
 from hlo_layout.syntax.printer import print_shape
-from hlo_layout.syntax.sharding import TILED
+from hlo_layout.syntax.sharding import TILED, tile_form
 from hlo_layout.syntax.tree import Module
 
 SCHEMA_VERSION = 1
@@ -33,6 +33,8 @@ class ArrayRow:
     index: tuple[int, ...]
     shape: str
     sharding: str
+    #: The HloSharding form: differs from `sharding` for a mesh sharding (what it stands for).
+    tile_sharding: str
     kind: str
     tile_dims: tuple[int, ...]
     replication: int
@@ -86,6 +88,7 @@ def _array_row(a: ShardedArray) -> ArrayRow:
         index=a.index,
         shape=print_shape(a.shape, default_layout=True),
         sharding=str(a.sharding),
+        tile_sharding=tile_form(a.sharding),
         kind=a.sharding.kind,
         tile_dims=a.tile_dims,
         replication=a.sharding.replication if a.sharding.kind == TILED else len(a.device_ids),
@@ -152,6 +155,7 @@ def _array_json(a: ArrayRow, detail: bool, listed: bool) -> dict[str, Any]:
         "index": list(a.index),
         "shape": a.shape,
         "sharding": a.sharding,
+        "tile_sharding": a.tile_sharding,
         "kind": a.kind,
         "tile_dims": list(a.tile_dims),
         "replication": a.replication,

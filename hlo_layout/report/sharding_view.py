@@ -46,6 +46,8 @@ def _values(report: ShardingReport, top: int) -> Table:
             continue
         cell = Text.assemble((a.shape, "hlo.shape"), " → ", (a.shard_shape, "hlo.shape"))
         cell.append(f"\n{a.sharding}", style="hlo.muted")
+        if a.tile_sharding != a.sharding:
+            cell.append(f" = {a.tile_sharding}", style="hlo.muted")
         if a.kind == TILED and a.replication > 1:
             cell.append(f" · each tile on {a.replication} devices", style="hlo.muted")
         if a.axe is not None:
@@ -77,6 +79,8 @@ def _detail(v: ValueRow, a: ArrayRow, top: int) -> Iterator[RenderableType]:
     facts.add_row("value", Text(f"{title} = {v.opcode}", style="hlo.name"))
     facts.add_row("shape", Text(a.shape, style="hlo.shape"))
     facts.add_row("sharding", a.sharding)
+    if a.tile_sharding != a.sharding:
+        facts.add_row("as tiles", a.tile_sharding)
     facts.add_row("tiles per dim", "[" + ",".join(map(str, a.tile_dims)) + "]")
     facts.add_row("per device", Text(a.shard_shape, style="hlo.shape"))
     facts.add_row(

@@ -16,14 +16,17 @@ the printer `HloSharding::ToString`. The forms:
 - `shard_as N` / `shard_like N`, `metadata={...}`: kept, not interpreted;
 - `{{...}, {...}}`: a tuple sharding, one element per array leaf of a tuple shape (XLA prints
   `/*index=5*/` before every fifth element);
-- the 2025 named form `{mesh[...], ...}` is kept as text (`kind == "named"`), as is anything this
-  version cannot read (`kind == "unparsed"`).
+- the 2025 named (Shardy mesh) form `{mesh['x'=2,'y'=2], [{'x'}, {'y'}]}` is decoded to the
+  tiled sharding it stands for (`decode_mesh`, NamedSharding::ToTileAssignment) and prints as
+  written; one with manual axes is kept as text with a reason (`kind == "named"`), as is
+  anything this version cannot read (`kind == "unparsed"`).
 """
 
 from __future__ import annotations
 
 import builtins
 import functools
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -204,7 +207,9 @@ class Sharding:
     shard_group: tuple[str, int] | None = None
     metadata: str | None = None
     elements: tuple[Sharding, ...] = ()
-    text: str | None = None  # the raw text of a named or unparsed sharding
+    text: str | None = None  # the text of a mesh (named) or unparsed sharding, as written
+    #: Why a mesh sharding could not be decoded (kind NAMED), for the report.
+    reason: str | None = None
 
     @property
     def subgroup_types(self) -> tuple[str, ...]:
@@ -255,7 +260,16 @@ def _tail(s: Sharding) -> str:
 
 
 def print_sharding(s: Sharding) -> str:
-    """XLA's text of a sharding: `{devices=[2,1,4]<=[8] last_tile_dim_replicate}`."""
+    """XLA's text of a sharding: `{devices=[2,1,4]<=[8] last_tile_dim_replicate}`; a mesh
+    sharding (NamedSharding::ToString) prints as written."""
+    if s.text is not None or s.kind in (NAMED, UNPARSED):
+        return s.text or "{}"
+    return tile_form(s)
+
+
+def tile_form(s: Sharding) -> str:
+    """The HloSharding text of a sharding: for a mesh sharding, the tile assignment it stands
+    for (NamedSharding::ToTileAssignment), e.g. `{devices=[2,2]<=[4]}`."""
     if s.kind in (NAMED, UNPARSED):
         return s.text or "{}"
     if s.kind == TUPLE:
@@ -281,10 +295,11 @@ _TOKEN = re.compile(
     r"""\s*(?:
         (?P<comment>/\*.*?\*/)
       | (?P<le><=)
-      | (?P<punct>[{}\[\](),=])
+      | (?P<punct>[{}\[\](),=:?])
       | (?P<int>-?\d+)
       | (?P<ident>[A-Za-z_][\w.\-]*)
       | (?P<string>"[^"\\]*(?:\\.[^"\\]*)*")
+      | (?P<axis>'[^']*')
     )""",
     re.VERBOSE | re.DOTALL,
 )
@@ -396,21 +411,274 @@ def _tile_assignment(r: _Reader) -> TileAssignment:
     return TileAssignment(dims, devices=tuple(devices))
 
 
+# --- mesh shardings (Shardy's NamedSharding, hlo_parser.cc ParseNamedSharding) -----------------
+
+
+@dataclass(frozen=True, slots=True)
+class _AxisRef:
+    """`'x'` or the sub-axis `'x':(pre)size` of mesh axis `axis` (XLA's AxisRef)."""
+
+    axis: int
+    pre: int
+    size: int
+
+
+def _axis_name(r: _Reader) -> str:
+    kind, value = r.next()
+    if kind == "axis":
+        return value[1:-1]
+    if kind in ("ident", "int"):
+        return value
+    raise _Unreadable(f"expected a mesh axis name, got '{value or 'end of text'}'")
+
+
+def _axis_ref(r: _Reader, names: dict[str, int], sizes: list[int]) -> _AxisRef:
+    name = _axis_name(r)
+    if name not in names:
+        raise r.error(f"axis '{name}' is not in the mesh {list(names)}")
+    axis = names[name]
+    full = sizes[axis]
+    if r.peek()[1] != ":":
+        return _AxisRef(axis, 1, full)
+    r.next()
+    r.expect("(")
+    pre = r.int()
+    r.expect(")")
+    size = r.int()
+    if pre < 1 or size < 1 or full % (pre * size):
+        raise r.error(f"sub-axis '{name}':({pre}){size} does not divide the axis' size {full}")
+    return _AxisRef(axis, pre, size)
+
+
+def _axis_set(r: _Reader, names: dict[str, int], sizes: list[int]) -> tuple[list[_AxisRef], bool]:
+    """`{'x', 'y':(1)2, ?}`: the axes and whether the set is closed (no `?`)."""
+    r.expect("{")
+    refs: list[_AxisRef] = []
+    closed = True
+    while r.peek()[1] != "}":
+        if r.peek()[1] == ",":
+            r.next()
+        elif r.peek()[1] == "?":
+            r.next()
+            closed = False
+        else:
+            refs.append(_axis_ref(r, names, sizes))
+    r.next()
+    return refs, closed
+
+
+def _mesh_devices(r: _Reader, n: int) -> tuple[int, ...] | TileAssignment:
+    """`device_ids=(3,2,1,0)` or `device_ids=([4,16]T(1,0))` (an iota over `n` devices)."""
+    r.expect("(")
+    if r.peek()[1] == "[":
+        r.next()
+        reshape = r.int_list("]")
+        transpose: tuple[int, ...] = ()
+        if r.peek()[1] == "T":
+            r.next()
+            r.expect("(")
+            transpose = r.int_list(")")
+        r.expect(")")
+        return TileAssignment((n,), iota_reshape=reshape, iota_transpose=transpose)
+    ids = r.int_list(")")
+    if sorted(ids) != list(range(n)):
+        raise r.error(f"mesh device_ids must be a permutation of 0..{n - 1}")
+    return ids
+
+
+def decode_mesh(r: _Reader, start: int) -> Sharding:
+    """A `{mesh[...] ...}` or `{maximal_mesh[device_id=N]}` (`single_device[...]`) sharding,
+    after its `{`, decoded to the HloSharding it stands for (NamedSharding::ToTileAssignment).
+
+    `{mesh['x'=2,'y'=2], device_ids=(3,2,1,0), [{'x'}, {}], replicated={'y'}}`: a mesh of named
+    axes over the devices (an iota unless `device_ids` lists them), one axis set per array
+    dimension (`'x':(1)2` is a sub-axis: size 2 of axis x, after a pre-size of 1; `?` marks an
+    open set and changes nothing here), then `replicated=` / `unreduced=` / `manual=` axis sets,
+    or the whole-array words `replicated`, `unreduced`, `manual`. Each data dimension is split
+    over the product of its axes; unreduced axes make one trailing subgroup dimension and the
+    axes no set names make a last replicated one. Manual axes are kept as text with a reason
+    (kind NAMED): XLA's ToTileAssignment does not map them either.
+    """
+    word = r.next()[1]
+    if word in ("maximal_mesh", "single_device"):
+        r.expect("[")
+        if r.next()[1] != "device_id":
+            raise _Unreadable("expected device_id in maximal_mesh[...]")
+        r.expect("=")
+        device = r.int()
+        r.expect("]")
+        tail = _mesh_tail_metadata(r)
+        text = r.text[r.tokens[start][2] : r.tokens[r.i - 1][3]]
+        return Sharding(MAXIMAL, device=device, metadata=tail, text=text)
+    r.expect("[")
+    names: dict[str, int] = {}
+    sizes: list[int] = []
+    while r.peek()[1] != "]":
+        if r.peek()[1] == ",":
+            r.next()
+            continue
+        name = _axis_name(r)
+        r.expect("=")
+        size = r.int()
+        if name in names or size < 1:
+            raise r.error(f"mesh axis '{name}' is repeated or has size {size}")
+        names[name] = len(sizes)
+        sizes.append(size)
+    r.next()
+    n = math.prod(sizes)
+    if n > limits.MAX_DEVICES:
+        raise r.error(f"the mesh declares {n} devices, over the limit (MAX_DEVICES)")
+    devices: tuple[int, ...] | TileAssignment = TileAssignment((max(n, 1),), iota_reshape=(n,))
+    dims: list[list[_AxisRef]] | None = None
+    sets: dict[str, list[_AxisRef]] = {"replicated": [], "unreduced": [], "manual": []}
+    whole: str | None = None
+    metadata: str | None = None
+    while r.peek()[1] != "}":
+        word = r.next()[1]
+        if word == ",":
+            continue
+        if word == "[":
+            dims = []
+            while r.peek()[1] != "]":
+                if r.peek()[1] == ",":
+                    r.next()
+                    continue
+                dims.append(_axis_set(r, names, sizes)[0])
+            r.next()
+        elif word == "device_ids":
+            r.expect("=")
+            devices = _mesh_devices(r, n)
+        elif word in sets and r.peek()[1] == "=":
+            r.next()
+            if r.peek()[0] == "ident":  # `unreduced=max{...}`: the reduction, not the layout
+                r.next()
+            sets[word] = _axis_set(r, names, sizes)[0]
+        elif word in sets:
+            whole = word
+        elif word == "metadata":
+            r.expect("=")
+            metadata = r.balanced()
+        else:
+            raise _Unreadable(f"unexpected '{word or 'end of text'}' in a mesh sharding")
+    r.expect("}")
+    text = r.text[r.tokens[start][2] : r.tokens[r.i - 1][3]]
+    if whole is not None:
+        kind = {"replicated": REPLICATED, "unreduced": UNREDUCED}.get(whole, MANUAL)
+        return Sharding(kind, metadata=metadata, text=text)
+    if sets["manual"]:
+        return Sharding(
+            NAMED,
+            text=text,
+            reason="manual axes are not mapped to devices (XLA's NamedSharding::"
+            "ToTileAssignment does not map them either)",
+        )
+    dims = dims or []
+    used = [a for d in dims for a in d] + sets["unreduced"]
+    if not used:
+        return Sharding(REPLICATED, metadata=metadata, text=text)
+    return _mesh_tiled(r, sizes, devices, dims, sets, metadata, text)
+
+
+def _mesh_tail_metadata(r: _Reader) -> str | None:
+    metadata = None
+    while r.peek()[1] != "}":
+        word = r.next()[1]
+        if word == "metadata":
+            r.expect("=")
+            metadata = r.balanced()
+        elif word != ",":
+            raise _Unreadable(f"unexpected '{word or 'end of text'}' in a maximal mesh sharding")
+    r.expect("}")
+    return metadata
+
+
+def _mesh_tiled(
+    r: _Reader,
+    sizes: list[int],
+    devices: tuple[int, ...] | TileAssignment,
+    dims: list[list[_AxisRef]],
+    sets: dict[str, list[_AxisRef]],
+    metadata: str | None,
+    text: str,
+) -> Sharding:
+    """NamedSharding::ToTileAssignment: the mesh axes cut at every sub-axis boundary
+    (GetOrderedAxisRefs), the sharded pieces first in the order the dimensions name them, the
+    unnamed ones last as the replicated subgroup."""
+    cuts: dict[int, set[int]] = {i: {1, n} for i, n in enumerate(sizes)}
+    for a in [a for d in dims for a in d] + sets["replicated"] + sets["unreduced"]:
+        cuts[a.axis] |= {a.pre, a.pre * a.size}
+    pieces = []
+    for i in range(len(sizes)):
+        points = sorted(cuts[i])
+        pieces += [_AxisRef(i, lo, hi // lo) for lo, hi in itertools.pairwise(points)]
+    position: dict[_AxisRef, int] = {}
+    tile_dims = []
+    for d in dims:
+        tile_dims.append(math.prod(a.size for a in d))
+        for a in d:
+            if a.size > 1:  # a size-1 axis splits nothing
+                position[a] = len(position)
+    if sets["unreduced"]:
+        tile_dims.append(math.prod(a.size for a in sets["unreduced"]))
+        for a in sets["unreduced"]:
+            if a.size > 1:
+                position[a] = len(position)
+    named = [a for d in dims for a in d if a.size > 1] + [
+        a for a in sets["unreduced"] if a.size > 1
+    ]
+    if len(set(named)) != len(named) or any(a not in pieces for a in position):
+        raise r.error("mesh axes overlap: an axis or sub-axis is used twice")
+    perm = [0] * len(pieces)
+    replicated = 1
+    next_free = len(position)
+    for i, piece in enumerate(pieces):
+        if piece in position:
+            perm[position[piece]] = i
+        else:
+            perm[next_free] = i
+            next_free += 1
+            replicated *= piece.size
+    subgroups: list[str] = [UNREDUCED] if sets["unreduced"] else []
+    if replicated > 1:
+        tile_dims.append(replicated)
+        subgroups.append(REPLICATED)
+    reshape = tuple(p.size for p in pieces)
+    if perm == sorted(perm):  # canonical iota, as XLA prints it: `<=[8]`, not `<=[2,4]T(0,1)`
+        reshape, perm = (math.prod(reshape),), [0]
+    plain_iota = isinstance(devices, TileAssignment) and len(devices.iota_reshape) <= 1
+    if plain_iota:
+        ta = TileAssignment(tuple(tile_dims), iota_reshape=reshape, iota_transpose=tuple(perm))
+    else:
+        n = math.prod(sizes)
+        if n > limits.MAX_LISTED_DEVICES:
+            return Sharding(
+                NAMED,
+                text=text,
+                reason=f"a mesh of {n} devices with its own device order is over the limit of "
+                f"{limits.MAX_LISTED_DEVICES} (MAX_LISTED_DEVICES) to list",
+            )
+        flat = devices.device_list() if isinstance(devices, TileAssignment) else devices
+        order = _iota_devices(n, reshape, tuple(perm))  # positions of the permuted mesh
+        ta = TileAssignment(tuple(tile_dims), devices=tuple(flat[k] for k in order))
+    replicate = subgroups == [REPLICATED]
+    return Sharding(
+        TILED,
+        tile_assignment=ta,
+        last_tile_dim_replicate=replicate,
+        last_tile_dims=() if replicate else tuple(subgroups),
+        metadata=metadata,
+        text=text,
+    )
+
+
 def _single(r: _Reader) -> Sharding:
     """`'{' ('replicated' | 'maximal' | 'manual' | 'unknown' | 'unreduced' | 'device=' int
     | 'devices=' tile_assignment | 'last_tile_dim_replicate' | 'last_tile_dims=' '{' type,* '}'
     | ('shard_as' | 'shard_like') int | 'metadata=' {...})* '}'` (ParseSingleSharding)."""
     start = r.i
     r.expect("{")
-    if r.peek()[1] in ("mesh", "maximal_mesh"):
-        depth = 1
-        while depth:
-            kind, value = r.next()
-            if kind == "eof":
-                raise _Unreadable("unbalanced braces")
-            depth += {"{": 1, "}": -1}.get(value, 0)
-        text = r.text[r.tokens[start][2] : r.tokens[r.i - 1][3]]
-        return Sharding(NAMED, text=text)
+    if r.peek()[1] in ("mesh", "maximal_mesh", "single_device"):
+        return decode_mesh(r, start)
     flags: set[str] = set()
     device: int | None = None
     assignment: TileAssignment | None = None
@@ -543,7 +811,9 @@ __all__ = [
     "UNREDUCED",
     "Sharding",
     "TileAssignment",
+    "decode_mesh",
     "instruction_sharding",
     "parse_sharding",
     "print_sharding",
+    "tile_form",
 ]

@@ -134,8 +134,8 @@ def test_last_tile_dims_types() -> None:
 
 
 def test_unknown_forms_are_kept_as_text() -> None:
-    named = parse_sharding("{mesh[a=2,b=4], [{a}, {}]}")
-    assert named.kind == NAMED and str(named) == "{mesh[a=2,b=4], [{a}, {}]}"
+    named = parse_sharding("{mesh[a=2,b=4], [{a}], manual={b}}")  # see test_mesh_sharding.py
+    assert named.kind == NAMED and str(named) == "{mesh[a=2,b=4], [{a}], manual={b}}"
     odd = parse_sharding("{devices=[2]0,1 future_flag}")
     assert odd.kind == UNPARSED and str(odd) == "{devices=[2]0,1 future_flag}"
 

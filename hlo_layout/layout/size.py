@@ -162,7 +162,11 @@ def array_bytes(shape: ArrayShape, index: tuple[int, ...] = ()) -> ArrayBytes:
             index, shape, logical_bytes(shape), physical_bytes(shape), memory_space(shape)
         )
     except LayoutError as e:
-        return ArrayBytes(index, shape, None, None, memory_space(shape), e.message)
+        try:  # the logical size needs no layout rule (a tile ending in `*` only hides physical)
+            logical: int | None = logical_bytes(shape)
+        except LayoutError:
+            logical = None
+        return ArrayBytes(index, shape, logical, None, memory_space(shape), e.message)
 
 
 def _sum(values: tuple[int | None, ...]) -> int | None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from hlo_layout import limits
 from hlo_layout.layout.errors import LayoutError
+from hlo_layout.syntax.layout_text import tile_problem
 from hlo_layout.syntax.shape import COMBINE, UNBOUNDED, ArrayShape, Tile
 
 TileLike = Tile | Sequence[int]
@@ -73,15 +74,9 @@ def _steps(dims: tuple[int, ...], tiles: tuple[tuple[int, ...], ...]) -> tuple[T
     steps: list[TileStep] = []
     current = dims
     for tile in tiles:
-        if not tile:
-            raise LayoutError("empty tile ()")
-        if tile[-1] == COMBINE:
-            raise LayoutError(
-                "a tile's last entry cannot be * (there is no more-minor dimension to merge into)"
-            )
-        for t in tile:
-            if t != COMBINE and t <= 0:
-                raise LayoutError(f"tile entry {t} is not a positive size")
+        problem = tile_problem(tuple(tile))
+        if problem is not None:
+            raise LayoutError(problem)
         k = len(tile)
         ones = max(0, k - len(current))
         padded = (1,) * ones + current

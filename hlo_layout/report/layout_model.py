@@ -6,6 +6,7 @@ Plain frozen data built from the layout engine; `layout_view.py` draws it with R
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,9 +16,11 @@ from hlo_layout.layout.errors import LayoutError
 from hlo_layout.layout.memory_space import memory_space
 from hlo_layout.layout.padding import explain_padding
 from hlo_layout.layout.size import (
+    array_bytes,
     element_storage_bits,
     first_tile_step,
     footprint,
+    logical_bytes,
     sized_physical_dims,
 )
 from hlo_layout.layout.tiling import (
@@ -31,6 +34,7 @@ from hlo_layout.layout.tiling import (
     tiled_dims,
 )
 from hlo_layout.syntax.fragments import parse_shape
+from hlo_layout.syntax.layout_text import tile_problem
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 
@@ -54,7 +58,7 @@ class ArrayLayout:
     logical_bits: int
     storage_bits: int
     logical_bytes: int
-    physical_bytes: int
+    physical_bytes: int | None  # None when no layout rule sizes the tiling (`note` says why)
     memory_space: int
     memory_space_name: str
     memory_space_label: str
@@ -65,9 +69,12 @@ class ArrayLayout:
     cute: str | None = None
     axe: dict[str, Any] | None = None
     interop_error: str | None = None
+    note: str | None = None
 
     @property
-    def padding_bytes(self) -> int:
+    def padding_bytes(self) -> int | None:
+        if self.physical_bytes is None:
+            return None
         return self.physical_bytes - self.logical_bytes
 
 
@@ -88,16 +95,56 @@ class ShapeLayout:
 
     @property
     def physical_bytes(self) -> int | None:
-        return None if self.error else sum(a.physical_bytes for a in self.arrays)
+        return None if self.error else _known_sum(a.physical_bytes for a in self.arrays)
 
     @property
     def padding_bytes(self) -> int | None:
-        return None if self.error else sum(a.padding_bytes for a in self.arrays)
+        return None if self.error else _known_sum(a.padding_bytes for a in self.arrays)
 
     @property
     def memory_space(self) -> int | None:
         spaces = {a.memory_space for a in self.arrays}
         return spaces.pop() if len(spaces) == 1 else None
+
+
+def _known_sum(values: Iterable[int | None]) -> int | None:
+    out = 0
+    for v in values:
+        if v is None:
+            return None
+        out += v
+    return out
+
+
+def _unsized(shape: ArrayShape, index: tuple[int, ...], why: str) -> ArrayLayout:
+    """An array whose tiling no layout rule fully explains (syntax.layout_text.tile_problem):
+    what the text says and the byte figures a dump gets for it (`layout.size.array_bytes`:
+    unknown physical bytes when the first tile is the one without a size), with the reason."""
+    sized = tuple(shape.dims[a] for a in physical_axes(shape))
+    tiles = shape_tiles(shape)
+    space = memory_space(shape.layout.memory_space if shape.layout else 0, tpu=bool(tiles))
+    return ArrayLayout(
+        shape=print_shape(shape, default_layout=True),
+        index=index,
+        element_type=shape.element_type,
+        dims=shape.dims,
+        minor_to_major=shape.minor_to_major,
+        physical_axes=physical_axes(shape),
+        physical_dims=sized,
+        tiles=tuple(str(t) for t in tiles),
+        padded_dims=sized,
+        tiled_dims=sized,
+        steps=(),
+        logical_bits=logical_bits(shape.element_type),
+        storage_bits=element_storage_bits(shape),
+        logical_bytes=logical_bytes(shape),
+        physical_bytes=array_bytes(shape).physical_bytes,
+        memory_space=space.number,
+        memory_space_name=space.name,
+        memory_space_label=space.label,
+        reasons=(),
+        note=why,
+    )
 
 
 def _array(
@@ -122,6 +169,12 @@ def _array(
                 axe_doc = axe_json(shape)
         except InteropError as e:
             interop_error = e.message
+    for tile in shape_tiles(shape):
+        problem = tile_problem(tile.dims)
+        if problem is not None:
+            if at is not None or grid:
+                raise LayoutError(problem)  # an offset or a grid needs the tiling
+            return _unsized(shape, index, problem)
     why = explain_padding(shape)
     sized = sized_physical_dims(shape)
     tiles = shape_tiles(shape)
@@ -255,6 +308,8 @@ def _array_details(a: ArrayLayout) -> dict[str, Any]:
         out["axe"] = a.axe
     if a.interop_error is not None:
         out["interop_error"] = a.interop_error
+    if a.note is not None:
+        out["note"] = a.note
     if a.grid is not None:
         out["grid"] = [[c.offset for c in row] for row in a.grid.cells]
         out["grid_padding"] = [[c.padding for c in row] for row in a.grid.cells]

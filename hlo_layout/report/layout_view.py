@@ -21,7 +21,9 @@ def _dims(dims: tuple[int, ...]) -> str:
     return "[" + ",".join(map(str, dims)) + "]"
 
 
-def _bytes(n: int) -> str:
+def _bytes(n: int | None) -> str:
+    if n is None:
+        return "?"
     return f"{n:,} B" if n < 1024 else f"{n:,} B ({human_bytes(n)})"
 
 
@@ -84,7 +86,7 @@ def _array(a: ArrayLayout) -> Table:
         f"(major → minor) = {_dims(a.physical_dims)}",
     )
     table.add_row("tiles", "".join(a.tiles) or "none")
-    if a.tiles:
+    if a.tiles and a.physical_bytes is not None:
         table.add_row("padded", f"{_dims(a.padded_dims)} by the first tile {a.tiles[0]}")
         before = a.physical_dims
         for n, (tile, step) in enumerate(zip(a.tiles, a.steps)):
@@ -105,9 +107,13 @@ def _array(a: ArrayLayout) -> Table:
             (f"physical {_bytes(a.physical_bytes)}", "bold"),
             ", ",
             (f"padding {_bytes(a.padding_bytes)}", "hlo.padding"),
-            f" ({expansion(a.physical_bytes, a.logical_bytes)} expansion)",
+            f" ({expansion(a.physical_bytes, a.logical_bytes)} expansion)"
+            if a.physical_bytes is not None
+            else "",
         ),
     )
+    if a.note is not None:
+        table.add_row("note", Text(a.note, style="hlo.muted"))
     for n, reason in enumerate(a.reasons):
         table.add_row("padding" if n == 0 else "", Text(reason, style="hlo.padding"))
     table.add_row(
@@ -135,8 +141,8 @@ def _item(item: ShapeLayout) -> Iterator[RenderableType]:
         yield Padding(
             Text(
                 f"{len(item.arrays)} arrays: logical {_bytes(item.logical_bytes or 0)}, "
-                f"physical {_bytes(item.physical_bytes or 0)}, "
-                f"padding {_bytes(item.padding_bytes or 0)}; "
+                f"physical {_bytes(item.physical_bytes)}, "
+                f"padding {_bytes(item.padding_bytes)}; "
                 f"tuple pointer tables {_bytes(item.pointer_table_bytes)}"
             ),
             (0, 0, 0, 2),

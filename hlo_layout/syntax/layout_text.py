@@ -20,6 +20,7 @@ from hlo_layout.syntax.shape import (
     Layout,
     OpaqueShape,
     Shape,
+    Tile,
     TokenShape,
 )
 
@@ -71,6 +72,29 @@ class ShapeTextError(Exception):
         self.message = message
         self.start = start
         self.end = end
+
+
+def tile_problem(dims: tuple[int, ...]) -> str | None:
+    """Why the layout engine cannot size a tile, or None: the one rule for `*` entries.
+
+    XLA's parser (hlo_parser.cc ParseTiles) reads `*` in any tile entry as
+    Tile::kCombineDimension, "combined with the next minor dimension before tiling", so a tile
+    ending in `*` reads and prints like any other, in a dump and in `layout` alike. It names no
+    size for the dimensions it combines (there is no more-minor entry to merge into), so no
+    layout rule gives the array a physical size: the figures that depend on tiling are unknown,
+    with this reason, and the logical ones stand.
+    """
+    if not dims:
+        return "empty tile ()"
+    if dims[-1] == COMBINE:
+        return (
+            f"tile {Tile(dims)} ends in *: there is no more-minor dimension to merge into, so "
+            "it names no tile size (XLA's parser reads it; no layout rule sizes it)"
+        )
+    for t in dims:
+        if t != COMBINE and t <= 0:
+            return f"tile entry {t} is not a positive size"
+    return None
 
 
 def make_layout(
@@ -150,4 +174,5 @@ __all__ = [
     "make_array_shape",
     "make_layout",
     "property_default",
+    "tile_problem",
 ]

@@ -73,6 +73,12 @@ def exceeded(
     return LimitExceeded(f"{what} {shown} is over the limit of {limit} ({name})", span)
 
 
+def _shown(n: int) -> str:
+    """A number for a message: in full up to 24 digits, else its first digits and length."""
+    text = str(n)
+    return text if len(text) <= 24 else f"{text[:12]}… ({len(text)} digits)"
+
+
 def array_problem(dims: Sequence[int], tiles: Sequence[Sequence[int]] = ()) -> str | None:
     """Why an array shape with these dims and tile entries exceeds a limit, or None.
 
@@ -83,11 +89,11 @@ def array_problem(dims: Sequence[int], tiles: Sequence[Sequence[int]] = ()) -> s
     elements = 1
     for d in dims:
         if d > MAX_DIM:
-            return f"dimension size {d} does not fit in int64 (MAX_DIM)"
+            return f"dimension size {_shown(d)} does not fit in int64 (MAX_DIM)"
         if d > 0:
             elements *= d
     if elements > MAX_ELEMENTS:
-        return f"element count {elements} does not fit in int64 (MAX_ELEMENTS)"
+        return f"element count {_shown(elements)} does not fit in int64 (MAX_ELEMENTS)"
     if len(tiles) > MAX_TILE_LEVELS:
         return f"{len(tiles)} tile levels are over the limit of {MAX_TILE_LEVELS} (MAX_TILE_LEVELS)"
     for tile in tiles:
@@ -98,7 +104,7 @@ def array_problem(dims: Sequence[int], tiles: Sequence[Sequence[int]] = ()) -> s
             )
         for t in tile:
             if t > MAX_DIM:
-                return f"tile entry {t} does not fit in int64 (MAX_DIM)"
+                return f"tile entry {_shown(t)} does not fit in int64 (MAX_DIM)"
     return None
 
 

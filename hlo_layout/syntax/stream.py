@@ -89,6 +89,8 @@ def _chunks(lines: Iterator[str]) -> Iterator[tuple[str, int]]:
                 inside = True
             continue
         if not buffer:
+            if not stripped or stripped.startswith("//"):
+                continue  # blank and comment lines between items are not kept (issue 16)
             first = number
         buffer.append(line)
     if inside:

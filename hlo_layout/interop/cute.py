@@ -21,6 +21,7 @@ from typing import Union
 
 from hlo_layout.interop.errors import InteropError
 from hlo_layout.layout.tiling import physical_axes, physical_dims, shape_tiles, tiling_steps
+from hlo_layout.strides import row_major_strides
 from hlo_layout.syntax.shape import ArrayShape
 
 IntTuple = Union[int, tuple["IntTuple", ...]]  # noqa: UP007  (a recursive alias needs Union)
@@ -305,17 +306,9 @@ def make_layout_tile(layout: CuteLayout, tile_shape: tuple[int, ...]) -> CuteLay
 # --- constructors (TLA MakeLayout<Element, LayoutTag>) ----------------------------------------
 
 
-def _suffix_strides(dims: tuple[int, ...]) -> tuple[int, ...]:
-    out, acc = [], 1
-    for d in reversed(dims):
-        out.append(acc)
-        acc *= d
-    return tuple(reversed(out))
-
-
 def row_major(*dims: int) -> CuteLayout:
     """`(2,3):(3,1)`: the last coordinate is contiguous (TLA `RowMajor`, XLA `{1,0}`)."""
-    return CuteLayout(tuple(dims), _suffix_strides(tuple(dims)))
+    return CuteLayout(tuple(dims), row_major_strides(tuple(dims)))
 
 
 def column_major(*dims: int) -> CuteLayout:

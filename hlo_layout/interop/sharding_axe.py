@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import overload
+from typing import TypeVar, overload
 
 from hlo_layout import limits
 from hlo_layout.errors import HloLayoutError
@@ -35,6 +35,7 @@ from hlo_layout.interop.cute import cute_layout, flatten, is_tuple
 from hlo_layout.interop.errors import InteropError
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.limits import LimitExceeded
+from hlo_layout.strides import delinearize, row_major_strides
 from hlo_layout.syntax.opcodes import PARAMETER
 from hlo_layout.syntax.parse import parse_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
@@ -50,11 +51,11 @@ from hlo_layout.syntax.sharding import (
     Sharding,
     TileAssignment,
     instruction_sharding,
-    row_major_strides,
     tile_form,
-    unravel,
 )
 from hlo_layout.syntax.tree import Instruction, Module
+
+T = TypeVar("T")
 
 DEVICE = "device"
 #: Axis of the fallback view when the device array is not affine: position in the tile array.
@@ -271,7 +272,30 @@ def memory_axe(shape: ArrayShape) -> AxeLayout:
     return AxeLayout(padded, tuple(it for dim in memory for it in dim))
 
 
-class AllDevices(Sequence[DeviceShard]):
+class _LazySequence(Sequence[T]):
+    """A read-only sequence whose items are made on demand by `_item(i)` (0 <= i < len):
+    slicing, negative indices and bounds handled once here."""
+
+    __slots__ = ()
+
+    def _item(self, i: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[T]: ...
+    def __getitem__(self, i: int | slice) -> T | Sequence[T]:
+        if isinstance(i, slice):
+            return [self._item(k) for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._item(i)
+
+
+class AllDevices(_LazySequence[DeviceShard]):
     """The shards of a value every one of `n` devices holds whole, made on demand: a module
     declaring many devices costs per device only where a report lists them."""
 
@@ -284,17 +308,7 @@ class AllDevices(Sequence[DeviceShard]):
     def __len__(self) -> int:
         return self.n
 
-    @overload
-    def __getitem__(self, i: int) -> DeviceShard: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[DeviceShard]: ...
-    def __getitem__(self, i: int | slice) -> DeviceShard | Sequence[DeviceShard]:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(self.n))]
-        if i < 0:
-            i += self.n
-        if not 0 <= i < self.n:
-            raise IndexError(i)
+    def _item(self, i: int) -> DeviceShard:
         zeros = (0,) * len(self.extent)
         return DeviceShard(i, zeros, zeros, self.extent, i)
 
@@ -311,7 +325,7 @@ def _all_devices(n: int, extent: tuple[int, ...]) -> Sequence[DeviceShard]:
     return AllDevices(n, extent)
 
 
-class TiledShards(Sequence[DeviceShard]):
+class TiledShards(_LazySequence[DeviceShard]):
     """The shards of a tiled sharding in tile-array order, each made on demand from the tile
     assignment: an iota over millions of devices costs nothing until a report lists them."""
 
@@ -328,18 +342,8 @@ class TiledShards(Sequence[DeviceShard]):
     def __len__(self) -> int:
         return self.ta.num_tiles
 
-    @overload
-    def __getitem__(self, i: int) -> DeviceShard: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[DeviceShard]: ...
-    def __getitem__(self, i: int | slice) -> DeviceShard | Sequence[DeviceShard]:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        idx = unravel(i, self.ta.dims)
+    def _item(self, i: int) -> DeviceShard:
+        idx = delinearize(i, self.ta.dims)
         tile = idx[: self.rank]
         shard, dims = self.dims
         start = tuple(t * s for t, s in zip(tile, shard))
@@ -356,7 +360,7 @@ class TiledShards(Sequence[DeviceShard]):
         return hash((self.ta, self.rank, self.dims))
 
 
-class _ByDevice(Sequence[DeviceShard]):
+class _ByDevice(_LazySequence[DeviceShard]):
     """The shards of an iota tile assignment in device order (device d is at one position)."""
 
     __slots__ = ("shards",)
@@ -367,17 +371,7 @@ class _ByDevice(Sequence[DeviceShard]):
     def __len__(self) -> int:
         return len(self.shards)
 
-    @overload
-    def __getitem__(self, i: int) -> DeviceShard: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[DeviceShard]: ...
-    def __getitem__(self, i: int | slice) -> DeviceShard | Sequence[DeviceShard]:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
+    def _item(self, i: int) -> DeviceShard:
         return self.shards[self.shards.ta.flat_of_device(i)]
 
 
@@ -593,7 +587,7 @@ class DeviceGroup:
     annotated_bytes: int
 
 
-class _GroupedDevices(Sequence[DeviceMemory]):
+class _GroupedDevices(_LazySequence[DeviceMemory]):
     """The per-device rows of `DeviceGroup`s, made on demand."""
 
     __slots__ = ("groups", "n")
@@ -605,17 +599,7 @@ class _GroupedDevices(Sequence[DeviceMemory]):
     def __len__(self) -> int:
         return self.n
 
-    @overload
-    def __getitem__(self, i: int) -> DeviceMemory: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[DeviceMemory]: ...
-    def __getitem__(self, i: int | slice) -> DeviceMemory | Sequence[DeviceMemory]:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(self.n))]
-        if i < 0:
-            i += self.n
-        if not 0 <= i < self.n:
-            raise IndexError(i)
+    def _item(self, i: int) -> DeviceMemory:
         lo, hi = 0, len(self.groups) - 1
         while lo < hi:  # the group holding device i
             mid = (lo + hi + 1) // 2

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from hlo_layout import limits
 from hlo_layout.layout.errors import LayoutError
+from hlo_layout.strides import delinearize, linear_index
 from hlo_layout.syntax.layout_text import tile_problem
 from hlo_layout.syntax.shape import COMBINE, UNBOUNDED, ArrayShape, Tile
 
@@ -145,23 +146,6 @@ def pad_reshape_transpose(
         reshaped = step.combined[:p] + tuple(x for c, t in zip(counts, step.tile) for x in (c, t))
         out.append(PadReshapeTranspose(step.tile, step.combined, step.padded, reshaped, step.after))
     return tuple(out)
-
-
-def linear_index(e: Sequence[int], d: Sequence[int]) -> int:
-    """Row-major position of index `e` in bounds `d` (the document's `linear_index(e, d)`)."""
-    out = 0
-    for i, n in zip(e, d):
-        out = out * n + i
-    return out
-
-
-def delinearize(offset: int, d: Sequence[int]) -> tuple[int, ...]:
-    """Inverse of `linear_index`: the row-major index of `offset` in bounds `d`."""
-    out = []
-    for n in reversed(d):
-        offset, r = divmod(offset, n) if n else (offset, 0)
-        out.append(r)
-    return tuple(reversed(out))
 
 
 def _forward(step: TileStep, e: tuple[int, ...]) -> tuple[int, ...]:

@@ -116,35 +116,13 @@ def _known_sum(values: Iterable[int | None]) -> int | None:
     return out
 
 
-def _unsized(shape: ArrayShape, index: tuple[int, ...], why: str) -> ArrayLayout:
-    """An array whose tiling no layout rule fully explains (syntax.layout_text.tile_problem):
-    what the text says and the byte figures a dump gets for it (`layout.size.array_bytes`:
-    unknown physical bytes when the first tile is the one without a size), with the reason."""
-    sized = tuple(shape.dims[a] for a in physical_axes(shape))
-    tiles = shape_tiles(shape)
-    space = memory_space(shape.layout.memory_space if shape.layout else 0, tpu=bool(tiles))
-    return ArrayLayout(
-        shape=print_shape(shape, default_layout=True),
-        index=index,
-        element_type=shape.element_type,
-        dims=shape.dims,
-        minor_to_major=shape.minor_to_major,
-        physical_axes=physical_axes(shape),
-        physical_dims=sized,
-        tiles=tuple(str(t) for t in tiles),
-        padded_dims=sized,
-        tiled_dims=sized,
-        steps=(),
-        logical_bits=logical_bits(shape.element_type),
-        storage_bits=element_storage_bits(shape),
-        logical_bytes=logical_bytes(shape),
-        physical_bytes=array_bytes(shape).physical_bytes,
-        memory_space=space.number,
-        memory_space_name=space.name,
-        memory_space_label=space.label,
-        reasons=(),
-        note=why,
-    )
+def _tiling_problem(shape: ArrayShape) -> str | None:
+    """Why no layout rule fully explains the shape's tiles (syntax.layout_text.tile_problem)."""
+    for tile in shape_tiles(shape):
+        problem = tile_problem(tile.dims)
+        if problem is not None:
+            return problem
+    return None
 
 
 def _array(
@@ -155,10 +133,18 @@ def _array(
     cute: bool = False,
     axe: bool = False,
 ) -> ArrayLayout:
+    """One array explained. A tiling no layout rule explains (a tile ending in `*`) keeps what
+    the text says and the byte figures a dump gets (`layout.size.array_bytes`: physical unknown
+    when it is the first tile), with the reason in `note`."""
+    problem = _tiling_problem(shape)
+    if problem is not None and (at is not None or grid):
+        raise LayoutError(problem)  # an offset or a grid needs the tiling
     cute_text: str | None = None
     axe_doc: dict[str, Any] | None = None
     interop_error: str | None = None
-    if cute or axe:  # the interop converters load only when asked for
+    if (cute or axe) and problem is not None:
+        interop_error = problem
+    elif cute or axe:  # the interop converters load only when asked for
         from hlo_layout.interop import axe_json, cute_string
         from hlo_layout.interop.errors import InteropError
 
@@ -169,23 +155,23 @@ def _array(
                 axe_doc = axe_json(shape)
         except InteropError as e:
             interop_error = e.message
-    for tile in shape_tiles(shape):
-        problem = tile_problem(tile.dims)
-        if problem is not None:
-            if at is not None or grid:
-                raise LayoutError(problem)  # an offset or a grid needs the tiling
-            return _unsized(shape, index, problem)
-    why = explain_padding(shape)
     sized = sized_physical_dims(shape)
     tiles = shape_tiles(shape)
-    tpu = bool(tiles)
-    space = memory_space(shape.layout.memory_space if shape.layout else 0, tpu=tpu)
+    space = memory_space(shape.layout.memory_space if shape.layout else 0, tpu=bool(tiles))
     offset = byte_offset = None
     if at is not None:
         offset = element_offset(shape, at)
         byte_offset = offset * element_storage_bits(shape) // 8
-    step = first_tile_step(shape)
-    padded = step.padded if step is not None else sized
+    figures: tuple[int, int | None, tuple[str, ...]]
+    if problem is None:
+        why = explain_padding(shape)
+        step = first_tile_step(shape)
+        padded = step.padded if step is not None else sized
+        figures = (why.logical_bytes, why.physical_bytes, why.reasons())
+        tiled, steps = tiled_dims(sized, tiles), pad_reshape_transpose(sized, tiles)
+    else:
+        padded, tiled, steps = sized, sized, ()
+        figures = (logical_bytes(shape), array_bytes(shape).physical_bytes, ())
     return ArrayLayout(
         shape=print_shape(shape, default_layout=True),
         index=index,
@@ -196,22 +182,23 @@ def _array(
         physical_dims=sized,
         tiles=tuple(str(t) for t in tiles),
         padded_dims=padded,
-        tiled_dims=tiled_dims(sized, tiles),
-        steps=pad_reshape_transpose(sized, tiles),
+        tiled_dims=tiled,
+        steps=steps,
         logical_bits=logical_bits(shape.element_type),
         storage_bits=element_storage_bits(shape),
-        logical_bytes=why.logical_bytes,
-        physical_bytes=why.physical_bytes,
+        logical_bytes=figures[0],
+        physical_bytes=figures[1],
         memory_space=space.number,
         memory_space_name=space.name,
         memory_space_label=space.label,
-        reasons=why.reasons(),
+        reasons=figures[2],
         offset=offset,
         byte_offset=byte_offset,
         grid=tile_grid(shape) if grid else None,
         cute=cute_text,
         axe=axe_doc,
         interop_error=interop_error,
+        note=problem,
     )
 
 

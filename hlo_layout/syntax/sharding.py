@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from hlo_layout import limits
 from hlo_layout.errors import HloSemanticError, Span
+from hlo_layout.strides import delinearize, linear_index, row_major_strides
 from hlo_layout.syntax.tree import Instruction
 
 REPLICATED = "replicated"
@@ -46,22 +47,6 @@ NAMED = "named"
 UNPARSED = "unparsed"
 
 
-def row_major_strides(dims: tuple[int, ...]) -> tuple[int, ...]:
-    out, acc = [], 1
-    for d in reversed(dims):
-        out.append(acc)
-        acc *= d
-    return tuple(reversed(out))
-
-
-def unravel(flat: int, dims: tuple[int, ...]) -> tuple[int, ...]:
-    out = []
-    for n in reversed(dims):
-        flat, i = divmod(flat, n)
-        out.append(i)
-    return tuple(reversed(out))
-
-
 @functools.lru_cache(maxsize=1024)
 def _iota_devices(
     count: int, reshape: tuple[int, ...], transpose: tuple[int, ...]
@@ -69,9 +54,7 @@ def _iota_devices(
     """IotaTileAssignment: iota(count) reshaped to `reshape`, transposed by `transpose`, flat."""
     if len(reshape) <= 1:
         return tuple(range(count))
-    strides = [1] * len(reshape)
-    for i in range(len(reshape) - 2, -1, -1):
-        strides[i] = strides[i + 1] * reshape[i + 1]
+    strides = row_major_strides(reshape)
     shape = [reshape[p] for p in transpose]
     step = [strides[p] for p in transpose]
     out = []
@@ -164,7 +147,7 @@ class TileAssignment:
             return self.devices[flat]
         reshape, perm = self.iota_reshape, self.perm
         strides = row_major_strides(reshape)
-        index = unravel(flat, tuple(reshape[p] for p in perm))
+        index = delinearize(flat, tuple(reshape[p] for p in perm))
         return sum(i * strides[p] for i, p in zip(index, perm))
 
     def flat_of_device(self, device: int) -> int:
@@ -172,18 +155,12 @@ class TileAssignment:
         if not self.is_iota:
             return self.devices.index(device)
         reshape, perm = self.iota_reshape, self.perm
-        coords = unravel(device, reshape)
-        flat = 0
-        for p in perm:
-            flat = flat * reshape[p] + coords[p]
-        return flat
+        coords = delinearize(device, reshape)
+        return linear_index([coords[p] for p in perm], [reshape[p] for p in perm])
 
     def device_at(self, index: tuple[int, ...]) -> int:
         """The device at a tile-assignment index (TileAssignment::operator())."""
-        flat = 0
-        for i, n in zip(index, self.dims):
-            flat = flat * n + i
-        return self.device_at_flat(flat)
+        return self.device_at_flat(linear_index(index, self.dims))
 
     def __str__(self) -> str:
         out = "[" + ",".join(map(str, self.dims)) + "]"

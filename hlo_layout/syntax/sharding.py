@@ -676,8 +676,8 @@ def _single(r: _Reader) -> Sharding:
                 device = r.int()
                 if device >= limits.MAX_DEVICES:
                     raise r.error(
-                        f"device {device} is over the limit of {limits.MAX_DEVICES} devices "
-                        "(MAX_DEVICES)"
+                        f"device {device} is outside 0..{limits.MAX_DEVICES - 1} (MAX_DEVICES: "
+                        "device ids are int64)"
                     )
             elif word == "devices":
                 try:

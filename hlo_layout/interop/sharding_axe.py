@@ -587,7 +587,7 @@ class DeviceGroup:
     annotated_bytes: int
 
 
-class _GroupedDevices(_LazySequence[DeviceMemory]):
+class DeviceRows(_LazySequence[DeviceMemory]):
     """The per-device rows of `DeviceGroup`s, made on demand."""
 
     __slots__ = ("groups", "n")
@@ -625,7 +625,7 @@ class ModuleSharding:
     @property
     def devices(self) -> Sequence[DeviceMemory]:
         """One row per device (made on demand from `device_groups`)."""
-        return _GroupedDevices(self.device_groups)
+        return DeviceRows(self.device_groups)
 
 
 def _device_groups(
@@ -807,6 +807,7 @@ __all__ = [
     "AllDevices",
     "DeviceGroup",
     "DeviceMemory",
+    "DeviceRows",
     "DeviceShard",
     "ModuleSharding",
     "ShardedArray",

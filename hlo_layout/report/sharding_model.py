@@ -15,6 +15,7 @@ from hlo_layout.interop.cute import cute_layout
 from hlo_layout.interop.errors import InteropError
 from hlo_layout.interop.sharding_axe import (
     DeviceGroup,
+    DeviceRows,
     DeviceShard,
     ShardedArray,
     module_sharding,
@@ -77,6 +78,12 @@ class ShardingReport:
     device_groups: tuple[DeviceGroup, ...]
     unannotated_parameters: tuple[str, ...]
     detail: bool = False
+
+    @property
+    def devices(self) -> DeviceRows:
+        """One row per device (`device`, `argument_bytes`, `annotated_bytes`), made on demand
+        from `device_groups`: a module may declare millions of devices."""
+        return DeviceRows(self.device_groups)
 
 
 def _array_row(a: ShardedArray) -> ArrayRow:

@@ -165,8 +165,9 @@ class ShardedArray:
         a replicated value, every device of an iota tile assignment."""
         if isinstance(self.shards, AllDevices):
             return range(self.shards.n)
-        if isinstance(self.shards, TiledShards) and self.shards.ta.is_iota:
-            return range(self.shards.ta.num_tiles)
+        if isinstance(self.shards, TiledShards):
+            ta = self.shards.ta
+            return range(ta.num_tiles) if ta.is_iota else tuple(sorted(set(ta.devices)))
         return tuple(sorted({s.device for s in self.shards}))
 
     @property
@@ -176,10 +177,10 @@ class ShardedArray:
 
     @property
     def shards_by_device(self) -> Sequence[DeviceShard]:
-        """The shards ordered by device, made on demand when the devices are 0..n-1."""
+        """The shards ordered by device, each made on demand."""
         if isinstance(self.shards, AllDevices):
             return self.shards
-        if isinstance(self.shards, TiledShards) and self.shards.ta.is_iota:
+        if isinstance(self.shards, TiledShards):
             return _ByDevice(self.shards)
         return sorted(self.shards, key=lambda s: s.device)
 
@@ -361,18 +362,24 @@ class TiledShards(_LazySequence[DeviceShard]):
 
 
 class _ByDevice(_LazySequence[DeviceShard]):
-    """The shards of an iota tile assignment in device order (device d is at one position)."""
+    """The shards of a tile assignment in device order: an iota holds device d at one position
+    it computes; an explicit list (file-sized) is sorted once as positions, not shards."""
 
-    __slots__ = ("shards",)
+    __slots__ = ("order", "shards")
 
     def __init__(self, shards: TiledShards) -> None:
         self.shards = shards
+        ta = shards.ta
+        self.order: list[int] | None = None
+        if not ta.is_iota:
+            self.order = sorted(range(len(ta.devices)), key=ta.devices.__getitem__)
 
     def __len__(self) -> int:
         return len(self.shards)
 
     def _item(self, i: int) -> DeviceShard:
-        return self.shards[self.shards.ta.flat_of_device(i)]
+        flat = self.order[i] if self.order is not None else self.shards.ta.flat_of_device(i)
+        return self.shards[flat]
 
 
 def id_ranges(ids: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -477,9 +484,9 @@ def _tiled(
         found = device_iters(ta)
         if found is not None:
             per_dim, base = found
-        elif ta.num_tiles > limits.MAX_LISTED_DEVICES:
+        elif ta.is_iota and ta.num_tiles > limits.MAX_LISTED_DEVICES:
             note = (
-                f"the device array {ta} is not affine and too long to tabulate "
+                f"the iota device array {ta} is not affine and too long to tabulate "
                 f"(MAX_LISTED_DEVICES={limits.MAX_LISTED_DEVICES})"
             )
         else:

@@ -16,6 +16,17 @@ from hlo_layout.report.units import human_bytes
 from hlo_layout.syntax.sharding import MAXIMAL, TILED
 
 
+#: Characters of a sharding's text the tables show (an explicit device list can be as long as
+#: the file; the JSON keeps it whole).
+_SHOWN_CHARS = 400
+
+
+def _short(text: str) -> str:
+    if len(text) <= _SHOWN_CHARS:
+        return text
+    return f"{text[:_SHOWN_CHARS]}… ({len(text):,} characters)"
+
+
 def _bytes(n: int | None) -> str:
     return "?" if n is None else human_bytes(n)
 
@@ -45,9 +56,9 @@ def _values(report: ShardingReport, top: int) -> Table:
             table.add_row(name, Text(f"{v.shape}: {v.error or '-'}", style="hlo.error"))
             continue
         cell = Text.assemble((a.shape, "hlo.shape"), " → ", (a.shard_shape, "hlo.shape"))
-        cell.append(f"\n{a.sharding}", style="hlo.muted")
+        cell.append(f"\n{_short(a.sharding)}", style="hlo.muted")
         if a.tile_sharding != a.sharding:
-            cell.append(f" = {a.tile_sharding}", style="hlo.muted")
+            cell.append(f" = {_short(a.tile_sharding)}", style="hlo.muted")
         if a.kind == TILED and a.replication > 1:
             cell.append(f" · each tile on {a.replication} devices", style="hlo.muted")
         if a.axe is not None:
@@ -78,9 +89,9 @@ def _detail(v: ValueRow, a: ArrayRow, top: int) -> Iterator[RenderableType]:
     title = v.instruction + (f" {{{','.join(map(str, a.index))}}}" if a.index else "")
     facts.add_row("value", Text(f"{title} = {v.opcode}", style="hlo.name"))
     facts.add_row("shape", Text(a.shape, style="hlo.shape"))
-    facts.add_row("sharding", a.sharding)
+    facts.add_row("sharding", _short(a.sharding))
     if a.tile_sharding != a.sharding:
-        facts.add_row("as tiles", a.tile_sharding)
+        facts.add_row("as tiles", _short(a.tile_sharding))
     facts.add_row("tiles per dim", "[" + ",".join(map(str, a.tile_dims)) + "]")
     facts.add_row("per device", Text(a.shard_shape, style="hlo.shape"))
     facts.add_row(

@@ -165,6 +165,25 @@ FAMILIES: tuple[Family, ...] = (
         ["sharding", "{}", "-f", "json"],
         codes=(0,),
     ),
+    Family(
+        "explicit list of 100,000 devices (a 600 KB line)",
+        _module(
+            "  ROOT p = f32[100000] parameter(0), sharding={devices=[100000]"
+            + ",".join(map(str, range(99_999, -1, -1)))
+            + "}"
+        ),
+        ["sharding", "{}", "-f", "json"],
+        codes=(0,),
+    ),
+    Family(
+        "mesh with a device order over 4,194,304 devices",
+        _module(
+            "  ROOT p = f32[8,8] parameter(0), "
+            "sharding={mesh['x'=2048,'y'=2048], device_ids=([4194304]), [{'x'}, {'y'}]}"
+        ),
+        ["sharding", "{}"],
+        codes=(0,),
+    ),
     # --- huge integers ----------------------------------------------------------------------
     Family(
         "5,000-digit dimension",

@@ -14,6 +14,7 @@ Shapes are padded extents, so for a padded layout the domain is the padded array
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, replace
@@ -464,6 +465,7 @@ def _split(digits: list[_Digit], t: int) -> tuple[list[_Digit], list[_Digit]]:
     return [count], [head, *low[1:]]
 
 
+@functools.lru_cache(maxsize=4096)
 def cute_layout(shape: ArrayShape) -> CuteLayout:
     """The CuTe layout of an XLA array: coordinate (x0, x1, ...) → offset in elements, equal to
     LayoutUtil::LinearIndexForNestedTiling (`layout.element_offset`) for every index.

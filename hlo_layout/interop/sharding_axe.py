@@ -13,6 +13,13 @@ array each device stores and how that tile sits in the device's buffer. This mod
 - the physical bytes of a shard (ShapeUtil::ArraySize of the shard shape), and per device, the
   bytes of a module's entry parameters and of every value that carries a sharding.
 
+NOTE: [declared devices] A 100-byte line can declare four million devices
+(`{devices=[2048,2048]<=[4194304]}`, `num_partitions=1000000000`). Nothing here is made per
+declared device: shards are made on demand (`TiledShards`, `AllDevices`), holders are ranges when
+they are 0..n-1, and the per-device totals are runs of devices with equal figures
+(`DeviceGroup`), swept from one contribution per array. Only an explicit device list, which the
+file spells out, is ever held whole.
+
 NOTE: [padded Axe shapes] An Axe layout splits one row-major index, so a dimension's iters must
 multiply to its extent. When tiles split a dimension unevenly, or the shard layout pads the shard
 (a 30-row shard under `T(8,128)` has 32 rows of slots), the layout's shape is the padded one:

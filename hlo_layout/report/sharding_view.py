@@ -15,7 +15,6 @@ from hlo_layout.report.sharding_model import ArrayRow, ShardingReport, ValueRow
 from hlo_layout.report.units import human_bytes
 from hlo_layout.syntax.sharding import MAXIMAL, TILED
 
-
 #: Characters of a sharding's text the tables show (an explicit device list can be as long as
 #: the file; the JSON keeps it whole).
 _SHOWN_CHARS = 400

@@ -283,12 +283,20 @@ def _peak(report: MemoryReport) -> Table | None:
 
 
 @group()
-def render_memory(report: MemoryReport, top: int) -> Iterator[RenderableType]:
-    """The memory sections of one module's `inspect` view, led by XLA's peak."""
+def render_memory_lead(report: MemoryReport, top: int) -> Iterator[RenderableType]:
+    """What a reader wants first: XLA's peak per memory space, then padding by tiling pattern."""
     peak = _peak(report)
     if peak is not None:
         yield peak
         yield Text("")
+    if report.padding:
+        yield _padding(report, top)
+        yield Text("")
+
+
+@group()
+def render_memory_detail(report: MemoryReport, top: int) -> Iterator[RenderableType]:
+    """The rest: entry signature with bytes, largest buffers, bytes per space, allocations."""
     what = "entry" if report.scope is None else report.scope
     yield _leaves(f"{what} parameters", report.entry_parameters, top, report.tpu, params=True)
     yield Text("")
@@ -303,10 +311,14 @@ def render_memory(report: MemoryReport, top: int) -> Iterator[RenderableType]:
     yield Text("")
     yield _buffers(report, top)
     yield Text("")
-    if report.padding:
-        yield _padding(report, top)
-        yield Text("")
     yield _spaces(report)
     if report.allocations is not None:
         yield Text("")
         yield _allocations(report, top)
+
+
+@group()
+def render_memory(report: MemoryReport, top: int) -> Iterator[RenderableType]:
+    """The memory sections of one module's `inspect` view, led by XLA's peak and padding."""
+    yield render_memory_lead(report, top)
+    yield render_memory_detail(report, top)

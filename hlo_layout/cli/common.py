@@ -15,8 +15,8 @@ from typing import Annotated, Any
 import typer
 
 from hlo_layout.errors import HloLayoutError
-from hlo_layout.report.errors_view import render_error, render_internal_error
 from hlo_layout.report.console import make_console
+from hlo_layout.report.errors_view import render_error, render_internal_error
 
 #: Click's base exception (usage errors and the like), from the click Typer runs on: newer Typer
 #: versions carry their own copy of click, so `import click` may be absent or a different one.

@@ -1,8 +1,8 @@
 """The one place consoles are made, and why no shape, name or number is ever split or cut.
 
-Rich, left to itself, folds a word longer than its column mid-token (`bf16[256,256]{1,0:T(8,128)(2,1`
-/ `)}`), ends cut cells with `…`, crops lines at the console width and wraps piped output at 80
-columns. `HloConsole` changes that for every view at once, without any view knowing:
+Rich, left to itself, folds a word longer than its column mid-token (`{1,0:T(8,128)(2,1` / `)}`),
+ends cut cells with `…`, crops lines at the console width and wraps piped output at 80 columns.
+`HloConsole` changes that for every view at once, without any view knowing:
 
 - every `Table` is drawn by `FittedTable`: when the table fits it prints one line per row; when it
   does not, columns whose cells are prose (have spaces) wrap at spaces, and if that is not enough
@@ -23,13 +23,13 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
+from rich._wrap import divide_line
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.containers import Lines
 from rich.measure import Measurement
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.table import Column, Table
-from rich._wrap import divide_line
-from rich.containers import Lines
 from rich.text import Text
 
 from hlo_layout.report.theme import THEME
@@ -71,9 +71,7 @@ class HloConsole(Console):
     """A Rich console that never splits a token: tables are fitted, text wraps at spaces only,
     nothing is cropped (see the module docstring). Views stay plain Rich."""
 
-    def render(
-        self, renderable: Any, options: ConsoleOptions | None = None
-    ) -> Iterable[Segment]:
+    def render(self, renderable: Any, options: ConsoleOptions | None = None) -> Iterable[Segment]:
         options = options or self.options
         if isinstance(renderable, str):
             renderable = self.render_str(
@@ -87,7 +85,7 @@ class HloConsole(Console):
             renderable = _Indent(renderable)
         return super().render(renderable, options)
 
-    def print(self, *objects: Any, crop: bool = False, **kwargs: Any) -> None:  # noqa: A003
+    def print(self, *objects: Any, crop: bool = False, **kwargs: Any) -> None:
         """As Rich's, but lines longer than the width (one unbreakable token) are not cropped."""
         super().print(*objects, crop=crop, **kwargs)
 

@@ -57,6 +57,7 @@ def _module(
         yield _counts("fusions by kind", summary.fusions_by_kind, top, "hlo.opcode")
     yield Text("")
 
+
 def render_inspect(
     summaries: Sequence[tuple[str, ModuleSummary]],
     top: int,

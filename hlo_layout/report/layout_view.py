@@ -12,7 +12,8 @@ from rich.text import Text
 
 from hlo_layout.layout.tiling import Grid
 from hlo_layout.report.layout_model import ArrayLayout, ShapeLayout
-from hlo_layout.report.units import expansion, human_bytes
+from hlo_layout.report.units import expansion
+from hlo_layout.units import format_bytes_exact
 
 _TILE_STYLES = 6
 
@@ -22,7 +23,7 @@ def _dims(dims: tuple[int, ...]) -> str:
 
 
 def _bytes(n: int) -> str:
-    return f"{n:,} B" if n < 1024 else f"{n:,} B ({human_bytes(n)})"
+    return format_bytes_exact(n)
 
 
 def render_grid(grid: Grid, max_width: int | None = None) -> Text:

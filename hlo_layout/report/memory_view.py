@@ -17,6 +17,7 @@ from rich.text import Text
 from hlo_layout.layout.memory_space import memory_space
 from hlo_layout.layout.module_memory import LeafRow, MemoryReport
 from hlo_layout.report.units import expansion, human_bytes
+from hlo_layout.units import format_bytes_exact
 
 
 def _bytes(n: int | None) -> str:
@@ -246,8 +247,8 @@ def _allocations(report: MemoryReport, top: int) -> Iterator[RenderableType]:
     yield table
     for m in summary.mismatches[:top]:
         yield Text(
-            f"  size differs: {m.name} {m.shape}: compiler {m.compiler_bytes:,} B, "
-            f"ours {m.our_bytes if m.our_bytes is not None else '?'} B",
+            f"  size differs: {m.name} {m.shape}: compiler {format_bytes_exact(m.compiler_bytes)}, "
+            f"ours {format_bytes_exact(m.our_bytes) if m.our_bytes is not None else '?'}",
             style="hlo.error",
         )
 

@@ -175,3 +175,16 @@ def format_delta(delta: int | float | None, percent: float | None, *, as_bytes: 
         shown = f"{percent:+.1f}%" if abs(percent) < 1e9 else f"{percent:+.3g}%"
         text += f" ({shown})"
     return sign + text
+
+
+def format_rate(bytes_per_second: float) -> str:
+    """`41.2 MB/s` (decimal megabytes, as disks and networks are rated)."""
+    return f"{bytes_per_second / 1e6:.1f} MB/s"
+
+
+def format_duration(seconds: float) -> str:
+    """`0:07`, `12:30`, `1:02:03`: time left, to the second."""
+    s = max(0, round(seconds))
+    h, rest = divmod(s, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"

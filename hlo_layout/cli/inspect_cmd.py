@@ -70,8 +70,8 @@ def inspect(
         if buffers is not None and len(dumps) != 1:
             stderr_console().print("error: --buffers goes with exactly one dump")
             raise typer.Exit(EXIT_USAGE)
-        size = sum(file_size(p) for p in dumps)
-        with progress_stages(stderr_console(), size) as stages:
+        files = [(str(p), file_size(p)) for p in dumps]
+        with progress_stages(stderr_console(), sum(s for _, s in files), files) as stages:
             if output_format is OutputFormat.json and computation is None and html is None:
                 result = api.write_inspect_json(
                     dumps,

@@ -105,7 +105,8 @@ def report(
         if output.is_dir():
             stderr_console().print(f"error: {output} is a directory; give a file name for -o")
             raise typer.Exit(EXIT_USAGE)
-        with progress_stages(stderr_console(), sum(file_size(p) for p in dumps)) as stages:
+        files = [(str(p), file_size(p)) for p in dumps]
+        with progress_stages(stderr_console(), sum(s for _, s in files), files) as stages:
             entries, errors = read_dumps(dumps, buffers=buffers, strict=False, progress=stages)
             for error in errors:
                 report_error(error)

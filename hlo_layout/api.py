@@ -229,9 +229,11 @@ def write_inspect_json(
     buffers: Source | None = None,
     stream: bool | None = None,
     progress: Progress | None = None,
+    top: int | None = 10,
 ) -> InspectResult:
     """Write the `inspect --format json` document of `sources` to `out`; the result holds the
     input errors met (their dumps are left out of the document, as `inspect(strict=False)`).
+    `top`: how many of the largest buffers each module lists (as `inspect`).
 
     One dump file with no `computation` is streamed, one computation in memory at a time, when
     `stream` is True or (None) it is over STREAM_THRESHOLD; the bytes are the same either way.
@@ -247,7 +249,7 @@ def write_inspect_json(
         if (stream if stream is not None else big) and _write_streamed(path, out, buffers):
             return InspectResult((), (), None)
     result = inspect(
-        items, computation=computation, buffers=buffers, progress=progress, strict=False
+        items, computation=computation, buffers=buffers, top=top, progress=progress, strict=False
     )
     result.write_json(out)
     return result

@@ -80,6 +80,7 @@ def inspect(
                     buffers=buffers,
                     stream=stream,
                     progress=stages,
+                    top=top,
                 )
             else:
                 result = api.inspect(

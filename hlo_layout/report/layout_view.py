@@ -98,7 +98,7 @@ def _array(a: ArrayLayout) -> Table:
                 f"transpose {_dims(step.transposed)}",
             )
             before = step.transposed
-        table.add_row("tiled shape", _dims(a.tiled_dims) + "  (tile counts…, tile dims…)")
+        table.add_row("tiled shape", _dims(a.tiled_dims) + "  (tile counts, then tile dims)")
     table.add_row(
         "bytes",
         Text.assemble(

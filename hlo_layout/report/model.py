@@ -170,10 +170,70 @@ def allocations_json(report: MemoryReport) -> dict[str, Any] | None:
     }
 
 
+def buffer_json(row: LeafRow) -> dict[str, Any]:
+    """One of the largest buffers: `leaf_json` with its `opcode` and `computation`."""
+    return {**leaf_json(row), "opcode": row.opcode, "computation": row.computation}
+
+
+def padding_json(report: MemoryReport) -> list[dict[str, Any]]:
+    """Padding by tiling pattern, as the text view groups it: per pattern its totals and, per
+    shape, its count, sizes, why it pads (`reasons`) and an example value."""
+    return [
+        {
+            "pattern": g.pattern,
+            "values": g.values,
+            "logical_bytes": g.logical_bytes,
+            "physical_bytes": g.physical_bytes,
+            "padding_bytes": g.padding_bytes,
+            "shapes": [
+                {
+                    "shape": r.shape,
+                    "values": r.values,
+                    "logical_bytes": r.logical_bytes,
+                    "physical_bytes": r.physical_bytes,
+                    "padding_bytes": r.padding_bytes,
+                    "reasons": list(r.reasons),
+                    "example": r.example,
+                }
+                for r in g.rows
+            ],
+        }
+        for g in report.padding
+    ]
+
+
+def peak_json(report: MemoryReport) -> dict[str, Any] | None:
+    """XLA's peak as the text view leads with it: total, static part, and per memory space."""
+    ma = report.peak
+    if ma is None:
+        return None
+    return {
+        "peak_bytes": ma.peak_bytes,
+        "static_bytes": ma.static_bytes,
+        "scheduled": ma.scheduled,
+        "spaces": [
+            {
+                "memory_space": s.memory_space,
+                "name": s.name,
+                "static_bytes": s.static_bytes,
+                "temp_allocation_bytes": s.temp_allocation_bytes,
+                "peak_live_bytes": s.peak_live_bytes,
+                "peak_step": s.peak_step,
+                "peak_instruction": s.peak_instruction,
+                "estimate": s.estimate,
+            }
+            for s in ma.spaces
+        ],
+    }
+
+
 def memory_json(report: MemoryReport) -> dict[str, Any]:
     """The per-module memory keys: `entry_parameters`, `entry_outputs`,
-    `entry_output_table_bytes`, `totals` (per memory space) and, with a buffer assignment,
-    `buffer_assignment`."""
+    `entry_output_table_bytes`, `totals` (per memory space), `largest_buffers` (with
+    `buffer_count`), `padding` (groups with reasons), `peak` (null for one computation; the
+    three are null when streamed: no module is kept) and, with a buffer assignment,
+    `buffer_assignment`: everything the text view shows."""
+    kept = bool(report.buffers) or not report.buffer_count
     out: dict[str, Any] = {
         "entry_parameters": [leaf_json(r) for r in report.entry_parameters],
         "entry_outputs": [leaf_json(r) for r in report.entry_outputs],
@@ -190,6 +250,11 @@ def memory_json(report: MemoryReport) -> dict[str, Any]:
             }
             for t in report.totals
         ],
+        # null when the report kept no per-value rows (a streamed dump): unknown, not "none"
+        "largest_buffers": [buffer_json(r) for r in report.buffers] if kept else None,
+        "buffer_count": report.buffer_count,
+        "padding": padding_json(report) if kept else None,
+        "peak": peak_json(report),
     }
     allocations = allocations_json(report)
     if allocations is not None:

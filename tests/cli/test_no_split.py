@@ -57,8 +57,13 @@ def _run(args: tuple[str, ...], columns: str | None) -> str:
 def _tokens(dump: str) -> frozenset[str]:
     text = (REPO / dump).read_text()
     return frozenset(
-        [*_SHAPE.findall(text), *_NAME.findall(text), *_OP_NAME.findall(text), dump]
-        + _SHAPE.findall(COMMANDS["layout-tpu"][1])
+        [
+            *_SHAPE.findall(text),
+            *_NAME.findall(text),
+            *_OP_NAME.findall(text),
+            dump,
+            *_SHAPE.findall(COMMANDS["layout-tpu"][1]),
+        ]
     )
 
 

@@ -59,6 +59,7 @@ def make_console(
         width=width,
         highlight=False,
         emoji=False,  # `:name:` in an op_name or a layout is text, never an emoji
+        markup=False,  # `[axes=(0,)]` in an op_name is text, never a style tag
         no_color="NO_COLOR" in os.environ,
         soft_wrap=soft_wrap,
     )
@@ -187,7 +188,8 @@ def token_lines(text: Text, width: int) -> list[Text]:
 
 
 class _TokenLines:
-    """A cell on its own line: `label value`, wrapped by `token_lines` when too long."""
+    """A cell on its own line: `label value`; only `value` when the label would make it wrap;
+    wrapped by `token_lines` when the value alone is too long."""
 
     def __init__(self, label: Text, value: Text) -> None:
         self.label = label
@@ -195,6 +197,8 @@ class _TokenLines:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         whole = Text.assemble(self.label, " " if self.label.plain else "", self.value)
+        if whole.cell_len > options.max_width >= self.value.cell_len:
+            whole = self.value  # the label gives way before the value would wrap
         for line in token_lines(whole, options.max_width):
             yield from console.render(line, options.update(no_wrap=True))
 

@@ -80,3 +80,10 @@ def test_a_word_longer_than_the_width_stays_whole() -> None:
     word = "bf16[4,8,128,128]{2,3,1,0:T(8,128)(2,1)S(1)}"
     text = _print(Text(f"shape {word} is long"), 20)
     assert word in text.splitlines()
+
+
+def test_brackets_in_a_cell_are_text_not_markup() -> None:
+    # older jax op_names carry parameters in brackets; Rich markup would swallow them
+    op_name = "jit(f)/reduce_sum[axes=(0,)]"
+    assert op_name in _print(_table([["a", op_name, "1"], ["[bold]x[/bold]", "y", "2"]]), 80)
+    assert "[bold]x[/bold]" in _print(_table([["[bold]x[/bold]", "y", "2"]]), 80)

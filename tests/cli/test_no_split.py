@@ -103,6 +103,6 @@ def test_piped_inspect_shows_the_json_figures_whole(dump: str, monkeypatch) -> N
         for row in rows:
             hits = [line for line in text if row["shape"] in line and row["name"] in line]
             assert hits, (row["name"], row["shape"])
-        for group in module["padding"]:
-            for shape in group["shapes"][:3]:
+        for group in module["padding_groups"]:
+            for shape in group["rows"][:3]:
                 assert any(shape["shape"] in line for line in text), shape["shape"]

@@ -5,9 +5,9 @@ embedded in summary form (README "HTML report" lists what is dropped):
 
 - inspect: each module object keeps every module-level key of `inspect --format json` except
   `computations` (every instruction), which becomes counts (`computations_by_kind`,
-  `instructions`, `opcodes`, `fusions_by_kind`); it gains `largest_buffers` and
-  `padding_groups` (as `inspect`'s text shows them) with a tile-grid picture per pattern; long
-  lists keep their first `top` rows and say how many there were (`<key>_total`).
+  `instructions`, `opcodes`, `fusions_by_kind`); its `padding_groups` gain a tile-grid picture
+  per pattern; long lists keep their first `top` rows and say how many there were
+  (`<key>_total`).
 - memory: each module keeps every key of `memory --format json` but `values` (every value's live
   range), replaced by `values_total`; `live_at_peak`, `by_op_name` and the compiler's
   allocations are cut to `top` rows, with `<key>_total`.

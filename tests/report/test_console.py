@@ -32,6 +32,7 @@ def test_token_lines_break_only_after_boundaries(text: str, width: int) -> None:
         if n + 1 < len(lines):  # each break follows a boundary character or a space
             assert text[pos - 1] in ",:)]}/;" or text[pos] == " ", (lines, text)
 
+
 def _print(renderable: object, width: int | None) -> str:
     out = io.StringIO()
     console = make_console(out, width=width)

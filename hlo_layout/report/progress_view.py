@@ -99,9 +99,9 @@ def progress_stages(
         return
     progress = Progress(
         SpinnerColumn(),
-        TextColumn("{task.description}"),
         BarColumn(),
         FiguresColumn(),
+        TextColumn("{task.description}"),  # last: a long file name goes under the bar, whole
         console=console,
         transient=True,
     )

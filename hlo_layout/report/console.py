@@ -182,9 +182,15 @@ def token_lines(text: Text, width: int) -> list[Text]:
             start = cut
     if start < len(plain):
         lines.append(text[start:])
-    for line in lines:
+    out = []
+    for n, line in enumerate(lines):
         line.rstrip()
-    return [line for line in lines if line.plain]
+        blank = len(line.plain) - len(line.plain.lstrip())
+        if n and blank:
+            line = line[blank:]
+        if line.plain:
+            out.append(line)
+    return out
 
 
 class _TokenLines:
@@ -196,11 +202,15 @@ class _TokenLines:
         self.value = value
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        whole = Text.assemble(self.label, " " if self.label.plain else "", self.value)
-        if whole.cell_len > options.max_width >= self.value.cell_len:
-            whole = self.value  # the label gives way before the value would wrap
-        for line in token_lines(whole, options.max_width):
-            yield from console.render(line, options.update(no_wrap=True))
+        width = options.max_width
+        for n, value in enumerate(self.value.split("\n")):
+            whole = value
+            if n == 0 and self.label.plain:
+                labelled = Text.assemble(self.label, " ", value)
+                # the label gives way before the value would wrap
+                whole = labelled if labelled.cell_len <= width or value.cell_len > width else value
+            for line in token_lines(whole, width):
+                yield from console.render(line, options.update(no_wrap=True))
 
 
 class _Laid(Table):

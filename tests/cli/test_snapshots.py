@@ -98,6 +98,7 @@ WIDTH_CASES: dict[str, list[str]] = {
     "width-memory-cpu": ["memory", STEP, "--top", "4"],
     "width-check-tpu": ["check", V5E, "--max-argument-bytes", "1MiB", "--max-fusions", "10"],
     "width-diff-cpu": ["diff", STEP, STEP_52, "--top", "4"],
+    "width-sharding-spmd": ["sharding", SPMD, "--top", "2"],
 }
 WIDTHS = ("60", "80", "200", "piped")
 for _name, _args in WIDTH_CASES.items():

@@ -21,6 +21,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from hlo_layout.errors import HloLayoutError
 
+#: Rows kept per list (largest buffers, ...): one default for the library and every command's
+#: `--top`, so `inspect(...).to_dict()` equals `hlo-layout inspect --format json`.
+TOP_DEFAULT = 20
+
 if TYPE_CHECKING:
     from hlo_layout.layout.buffer_assignment import BufferAssignment
     from hlo_layout.layout.module_memory import MemoryReport
@@ -189,7 +193,7 @@ def inspect(
     *,
     computation: str | None = None,
     buffers: Source | None = None,
-    top: int | None = 10,
+    top: int | None = TOP_DEFAULT,
     progress: Progress | None = None,
     strict: bool = True,
 ) -> InspectResult:
@@ -229,9 +233,11 @@ def write_inspect_json(
     buffers: Source | None = None,
     stream: bool | None = None,
     progress: Progress | None = None,
+    top: int | None = TOP_DEFAULT,
 ) -> InspectResult:
     """Write the `inspect --format json` document of `sources` to `out`; the result holds the
     input errors met (their dumps are left out of the document, as `inspect(strict=False)`).
+    `top`: how many of the largest buffers each module lists (as `inspect`).
 
     One dump file with no `computation` is streamed, one computation in memory at a time, when
     `stream` is True or (None) it is over STREAM_THRESHOLD; the bytes are the same either way.
@@ -247,7 +253,7 @@ def write_inspect_json(
         if (stream if stream is not None else big) and _write_streamed(path, out, buffers):
             return InspectResult((), (), None)
     result = inspect(
-        items, computation=computation, buffers=buffers, progress=progress, strict=False
+        items, computation=computation, buffers=buffers, top=top, progress=progress, strict=False
     )
     result.write_json(out)
     return result

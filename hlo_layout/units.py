@@ -136,3 +136,55 @@ def format_expansion(physical: int, logical: int) -> str:
         return "-" if not physical else "∞"
     ratio = _finite(Fraction(physical, logical))
     return f"{ratio:.1f}x" if ratio < 1e9 else f"{ratio:.3g}x"
+
+
+def format_bytes_exact(n: int) -> str:
+    """`1.02MiB (1,064,960 B)`: XLA's figure, then the exact count when it is rounded; under
+    1 KiB, `format_bytes` alone (`512B`) is already exact."""
+    human = format_bytes(n)
+    return human if abs(n) < 1024 else f"{human} ({n:,} B)"
+
+
+def format_figure(value: int | float) -> str:
+    """A count or ratio in a table: `1,864` for ints, `36.98` (two decimals) for floats."""
+    if isinstance(value, int):
+        return f"{value:,}"
+    if abs(value) >= 1e15:
+        return f"{value:.3g}"
+    return f"{round_for_people(value, 2):,.2f}"
+
+
+def format_share(part: int | float, whole: int | float) -> str:
+    """`16.7%` of a total (one decimal, as XProf's memory viewer); `-` when the total is 0."""
+    p = ratio_percent(part, whole, 3)
+    return "-" if p is None else format_percent(p, 1)
+
+
+def format_delta(delta: int | float | None, percent: float | None, *, as_bytes: bool) -> str:
+    """A change for people: `+81.71MiB (+12395.0%)`, `+208 (+1600.0%)`, `+1.70 (+4.6%)`; empty
+    when nothing changed. Never float noise such as `+1.7010000000000005`."""
+    if delta is None or delta == 0:
+        return ""
+    sign = "+" if delta > 0 else "-"
+    magnitude = abs(delta)
+    if as_bytes and isinstance(magnitude, int):
+        text = format_bytes(magnitude)
+    else:
+        text = format_figure(magnitude)
+    if percent is not None:
+        shown = f"{percent:+.1f}%" if abs(percent) < 1e9 else f"{percent:+.3g}%"
+        text += f" ({shown})"
+    return sign + text
+
+
+def format_rate(bytes_per_second: float) -> str:
+    """`41.2 MB/s` (decimal megabytes, as disks and networks are rated)."""
+    return f"{bytes_per_second / 1e6:.1f} MB/s"
+
+
+def format_duration(seconds: float) -> str:
+    """`0:07`, `12:30`, `1:02:03`: time left, to the second."""
+    s = max(0, round(seconds))
+    h, rest = divmod(s, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"

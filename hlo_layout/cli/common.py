@@ -14,9 +14,10 @@ from typing import Annotated, Any
 
 import typer
 
+from hlo_layout.api import TOP_DEFAULT as API_TOP_DEFAULT
 from hlo_layout.errors import HloLayoutError
+from hlo_layout.report.console import make_console
 from hlo_layout.report.errors_view import render_error, render_internal_error
-from hlo_layout.report.theme import make_console
 
 #: Click's base exception (usage errors and the like), from the click Typer runs on: newer Typer
 #: versions carry their own copy of click, so `import click` may be absent or a different one.
@@ -46,8 +47,8 @@ FormatOpt = Annotated[
         metavar="text|json",
     ),
 ]
-#: The one `--top` default of every command.
-TOP_DEFAULT = 20
+#: The one `--top` default of every command (the library's, `api.TOP_DEFAULT`).
+TOP_DEFAULT = API_TOP_DEFAULT
 
 
 def _top(value: int) -> int:

@@ -1,4 +1,5 @@
-"""How help prints option types: as ruff and uv do, never as Python types.
+"""How help prints: option types as ruff and uv do (never Python types), and docstring paragraphs
+reflowed to the terminal (never broken where the source line ended).
 
 Imported by `cli/app.py`, so that the root `--help` (which loads no command module) and every
 command's help print alike.
@@ -32,4 +33,30 @@ def _plain_metavars() -> None:
     TyperOption.display_type_rich = option_type  # type: ignore[method-assign]
 
 
+def unwrap_paragraph(paragraph: str) -> str:
+    """One docstring paragraph as one line, so the terminal (not the source file) decides where
+    it wraps: `candidates (closest\nfirst)` → `candidates (closest first)`. A paragraph that
+    starts with `\\b` (click's "keep as is"), or whose lines are a list (`- `, `* `, indented),
+    keeps its line breaks."""
+    lines = paragraph.split("\n")
+    if paragraph.startswith("\b") or any(
+        line.lstrip().startswith(("- ", "* ")) or line.startswith(" ") for line in lines[1:]
+    ):
+        return paragraph
+    return " ".join(line.strip() for line in lines if line.strip())
+
+
+def _reflowed_paragraphs() -> None:
+    """Typer's Rich help keeps the docstring's single line breaks after the first paragraph
+    (`typer.rich_utils._fix_linebreaks`), so help wrapped mid-sentence at any width but the
+    source's; we join them (the one place help text is formatted)."""
+    from typer import rich_utils
+
+    def fix_linebreaks(paragraphs: list[str], markup_mode: Any) -> str:
+        return "\n\n".join(unwrap_paragraph(p) for p in paragraphs)
+
+    rich_utils._fix_linebreaks = fix_linebreaks  # type: ignore[attr-defined]
+
+
 _plain_metavars()
+_reflowed_paragraphs()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -34,6 +35,15 @@ StreamOpt = Annotated[
         show_default=False,
     ),
 ]
+HtmlOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        help="Also write the HTML report of `hlo-layout report` to this file.",
+        metavar="FILE",
+        show_default=False,
+    ),
+]
 
 
 @app.command()
@@ -44,13 +54,15 @@ def inspect(
     computation: ComputationOpt = None,
     buffers: BuffersOpt = None,
     stream: StreamOpt = None,
+    html: HtmlOpt = None,
 ) -> None:
     """Summarize HLO dumps and where their memory goes: entry parameters and outputs with
     logical / physical / padding bytes, the largest buffers, padding by tiling pattern, bytes per
     memory space, and the compiler's allocations when its buffer assignment is beside the dump.
 
     With [bold]--format json[/bold], print every instruction with its byte figures as JSON on
-    stdout; see the README for the keys.
+    stdout; see the README for the keys. [bold]--html FILE[/bold] also writes the HTML report
+    that `hlo-layout report` writes.
     """
     with guard("inspect"):
         from hlo_layout import api
@@ -58,9 +70,9 @@ def inspect(
         if buffers is not None and len(dumps) != 1:
             stderr_console().print("error: --buffers goes with exactly one dump")
             raise typer.Exit(EXIT_USAGE)
-        size = sum(file_size(p) for p in dumps)
-        with progress_stages(stderr_console(), size) as stages:
-            if output_format is OutputFormat.json and computation is None:
+        files = [(str(p), file_size(p)) for p in dumps]
+        with progress_stages(stderr_console(), sum(s for _, s in files), files) as stages:
+            if output_format is OutputFormat.json and computation is None and html is None:
                 result = api.write_inspect_json(
                     dumps,
                     sys.stdout,
@@ -68,6 +80,7 @@ def inspect(
                     buffers=buffers,
                     stream=stream,
                     progress=stages,
+                    top=top,
                 )
             else:
                 result = api.inspect(
@@ -83,8 +96,13 @@ def inspect(
         if computation is not None and not result.modules and not result.errors:
             stderr_console().print(f"error: no computation named '{computation}' in the dumps")
             raise typer.Exit(EXIT_USAGE)
+        if html is not None and result.modules:
+            from hlo_layout.cli.report_cmd import write_html_report
+
+            entries = [(m.file, m.module, m.assignment) for m in result.modules]
+            write_html_report(entries, html, top=top)
         if output_format is OutputFormat.json:
-            if computation is not None:
+            if computation is not None or html is not None:
                 result.write_json(sys.stdout)
         else:
             from hlo_layout.report.inspect_view import render_inspect

@@ -16,6 +16,7 @@ from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_INPUT,
     EXIT_USAGE,
+    TOP_DEFAULT,
     BuffersOpt,
     DumpArgs,
     TopOpt,
@@ -70,7 +71,7 @@ def write_html_report(
     entries: list[tuple[str, Module, BufferAssignment | None]],
     output: Path,
     *,
-    top: int = 200,
+    top: int = TOP_DEFAULT,
     progress: Callable[[int, int], None] | None = None,
 ) -> None:
     """Build the report of parsed (file, module, buffer assignment) triples and write the page
@@ -89,7 +90,7 @@ def write_html_report(
 def report(
     dumps: DumpArgs,
     output: OutputOpt,
-    top: TopOpt = 200,
+    top: TopOpt = TOP_DEFAULT,
     buffers: BuffersOpt = None,
 ) -> None:
     """Write one self-contained HTML report (no network needed to view it): memory over program
@@ -104,7 +105,8 @@ def report(
         if output.is_dir():
             stderr_console().print(f"error: {output} is a directory; give a file name for -o")
             raise typer.Exit(EXIT_USAGE)
-        with progress_stages(stderr_console(), sum(file_size(p) for p in dumps)) as stages:
+        files = [(str(p), file_size(p)) for p in dumps]
+        with progress_stages(stderr_console(), sum(s for _, s in files), files) as stages:
             entries, errors = read_dumps(dumps, buffers=buffers, strict=False, progress=stages)
             for error in errors:
                 report_error(error)

@@ -9,7 +9,7 @@ from rich.console import RenderableType, group
 from rich.table import Table
 from rich.text import Text
 
-from hlo_layout.units import format_bytes, format_number
+from hlo_layout.units import format_bytes, format_delta, format_figure
 
 
 def _value(key: str, value: Any) -> str:
@@ -17,18 +17,13 @@ def _value(key: str, value: Any) -> str:
         return "—"
     if key.endswith("bytes") and isinstance(value, int):
         return format_bytes(value)
-    return f"{value:,}" if isinstance(value, int) else format_number(value)
+    return format_figure(value)
 
 
 def _delta_text(key: str, d: dict[str, Any]) -> Text:
     delta = d["delta"]
-    if delta is None or delta == 0:
-        return Text("")
-    sign = "+" if delta > 0 else "-"
-    magnitude = _value(key, abs(delta))
-    p = d["percent"]
-    percent = "" if p is None else f" ({p:+.1f}%)" if abs(p) < 1e9 else f" ({p:+.3g}%)"
-    return Text(f"{sign}{magnitude}{percent}", style="hlo.padding" if delta > 0 else "hlo.ok")
+    text = format_delta(delta, d["percent"], as_bytes=key.endswith("bytes"))
+    return Text(text, style="hlo.padding" if text and delta > 0 else "hlo.ok")
 
 
 def _figures_table(

@@ -1,4 +1,5 @@
-"""The human view of `inspect`: a module summary (counts, fusion kinds) and where memory goes."""
+"""The human view of `inspect`: where memory goes first (XLA's peak per memory space, padding),
+then the module's structure (sizes of its signature and buffers), opcode counts last."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hlo_layout.layout.module_memory import MemoryReport
-from hlo_layout.report.memory_view import render_memory
+from hlo_layout.report.memory_view import render_memory_detail, render_memory_lead
 from hlo_layout.report.model import ModuleSummary
 
 
@@ -39,19 +40,22 @@ def _module(
     name = summary.module or "(no module header)"
     head = Text.assemble(("module ", "hlo.muted"), (name, "hlo.name"), ("  " + file, "hlo.muted"))
     yield head
+    if report is not None:
+        yield render_memory_lead(report, top)
     by_kind = ", ".join(f"{n} {k}" for k, n in summary.computations_by_kind.items())
     yield Text(
         f"{summary.computations:,} computations ({by_kind}), "
         f"{summary.instructions:,} instructions"
         + (f"; entry {summary.entry}" if summary.entry else "")
     )
+    yield Text("")
+    if report is not None:
+        yield render_memory_detail(report, top)
+        yield Text("")
     yield _counts("opcodes", summary.opcodes, top, "hlo.opcode")
     if summary.fusions_by_kind:
         yield _counts("fusions by kind", summary.fusions_by_kind, top, "hlo.opcode")
     yield Text("")
-    if report is not None:
-        yield render_memory(report, top)
-        yield Text("")
 
 
 def render_inspect(

@@ -12,7 +12,8 @@ from rich.text import Text
 
 from hlo_layout.layout.tiling import Grid
 from hlo_layout.report.layout_model import ArrayLayout, ShapeLayout
-from hlo_layout.report.units import expansion, human_bytes
+from hlo_layout.report.units import expansion
+from hlo_layout.units import format_bytes_exact
 
 _TILE_STYLES = 6
 
@@ -22,9 +23,7 @@ def _dims(dims: tuple[int, ...]) -> str:
 
 
 def _bytes(n: int | None) -> str:
-    if n is None:
-        return "?"
-    return f"{n:,} B" if n < 1024 else f"{n:,} B ({human_bytes(n)})"
+    return "?" if n is None else format_bytes_exact(n)
 
 
 def render_grid(grid: Grid, max_width: int | None = None) -> Text:
@@ -99,7 +98,7 @@ def _array(a: ArrayLayout) -> Table:
                 f"transpose {_dims(step.transposed)}",
             )
             before = step.transposed
-        table.add_row("tiled shape", _dims(a.tiled_dims) + "  (tile counts…, tile dims…)")
+        table.add_row("tiled shape", _dims(a.tiled_dims) + "  (tile counts, then tile dims)")
     table.add_row(
         "bytes",
         Text.assemble(

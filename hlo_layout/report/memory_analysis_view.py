@@ -3,12 +3,13 @@ the buffers live at the peak and the peak broken down by op_name."""
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
 from hlo_layout.memory import LiveBuffer, MemoryAnalysis
 from hlo_layout.report.units import human_bytes
+from hlo_layout.units import format_share
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"
 CHART_WIDTH = 72
@@ -33,11 +34,22 @@ def sparkline(series: list[int], width: int = CHART_WIDTH, rows: int = CHART_ROW
     return lines
 
 
-def _chart(ma: MemoryAnalysis, space: int) -> RenderableType:
+class _Chart:
+    """The sparkline of one space, as wide as the console allows (at most `CHART_WIDTH`)."""
+
+    def __init__(self, ma: MemoryAnalysis, space: int) -> None:
+        self.ma = ma
+        self.space = space
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield _chart(self.ma, self.space, max(8, min(CHART_WIDTH, options.max_width - 11)))
+
+
+def _chart(ma: MemoryAnalysis, space: int, width: int = CHART_WIDTH) -> Text:
     series = ma.timelines.get(space, [])
-    lines = sparkline(series)
+    lines = sparkline(series, width)
     sp = next(s for s in ma.spaces if s.memory_space == space)
-    bucket = max(1, -(-len(series) // CHART_WIDTH))
+    bucket = max(1, -(-len(series) // width))
     mark = " " * (sp.peak_step // bucket) + "▲"
     out = Text()
     out.append(f"{human_bytes(sp.peak_live_bytes):>9} ┤", style="dim")
@@ -112,7 +124,11 @@ def render_memory(
         parts.append(peak)
         t = Table(show_edge=False, pad_edge=False)
         for col in ("space", "static", "temp allocation", "peak live", "at step", "instruction"):
-            t.add_column(col, justify="left" if col in ("space", "instruction") else "right")
+            t.add_column(
+                col,
+                justify="left" if col in ("space", "instruction") else "right",
+                no_wrap=col == "space",
+            )
         compiler_temps = (ma.compiler or {}).get("temp_allocation_bytes", {})
         if compiler_temps:
             t.add_column("compiler temp", justify="right")
@@ -135,7 +151,7 @@ def render_memory(
             if not ma.timelines.get(s.memory_space):
                 continue
             parts.append(Text(f"live bytes over the schedule, S({s.memory_space}) {s.name}"))
-            parts.append(_chart(ma, s.memory_space))
+            parts.append(_Chart(ma, s.memory_space))
         rows = ma.live_at_peak(space)
         sp = (
             ma.peak_space
@@ -161,7 +177,7 @@ def render_memory(
             total = sum(b.bytes for b in rows) or 1
             for r in ma.by_op_name(rows)[:top]:
                 ops.add_row(
-                    human_bytes(r.bytes), f"{100 * r.bytes / total:.1f}%", str(r.values), r.op_name
+                    human_bytes(r.bytes), format_share(r.bytes, total), str(r.values), r.op_name
                 )
             parts.append(ops)
         step = at[n] if at is not None and n < len(at) else None

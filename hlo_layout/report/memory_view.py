@@ -17,6 +17,7 @@ from rich.text import Text
 from hlo_layout.layout.memory_space import memory_space
 from hlo_layout.layout.module_memory import LeafRow, MemoryReport
 from hlo_layout.report.units import expansion, human_bytes
+from hlo_layout.units import format_bytes_exact
 
 
 def _bytes(n: int | None) -> str:
@@ -246,8 +247,8 @@ def _allocations(report: MemoryReport, top: int) -> Iterator[RenderableType]:
     yield table
     for m in summary.mismatches[:top]:
         yield Text(
-            f"  size differs: {m.name} {m.shape}: compiler {m.compiler_bytes:,} B, "
-            f"ours {m.our_bytes if m.our_bytes is not None else '?'} B",
+            f"  size differs: {m.name} {m.shape}: compiler {format_bytes_exact(m.compiler_bytes)}, "
+            f"ours {format_bytes_exact(m.our_bytes) if m.our_bytes is not None else '?'}",
             style="hlo.error",
         )
 
@@ -283,12 +284,20 @@ def _peak(report: MemoryReport) -> Table | None:
 
 
 @group()
-def render_memory(report: MemoryReport, top: int) -> Iterator[RenderableType]:
-    """The memory sections of one module's `inspect` view, led by XLA's peak."""
+def render_memory_lead(report: MemoryReport, top: int) -> Iterator[RenderableType]:
+    """What a reader wants first: XLA's peak per memory space, then padding by tiling pattern."""
     peak = _peak(report)
     if peak is not None:
         yield peak
         yield Text("")
+    if report.padding:
+        yield _padding(report, top)
+        yield Text("")
+
+
+@group()
+def render_memory_detail(report: MemoryReport, top: int) -> Iterator[RenderableType]:
+    """The rest: entry signature with bytes, largest buffers, bytes per space, allocations."""
     what = "entry" if report.scope is None else report.scope
     yield _leaves(f"{what} parameters", report.entry_parameters, top, report.tpu, params=True)
     yield Text("")
@@ -303,10 +312,14 @@ def render_memory(report: MemoryReport, top: int) -> Iterator[RenderableType]:
     yield Text("")
     yield _buffers(report, top)
     yield Text("")
-    if report.padding:
-        yield _padding(report, top)
-        yield Text("")
     yield _spaces(report)
     if report.allocations is not None:
         yield Text("")
         yield _allocations(report, top)
+
+
+@group()
+def render_memory(report: MemoryReport, top: int) -> Iterator[RenderableType]:
+    """The memory sections of one module's `inspect` view, led by XLA's peak and padding."""
+    yield render_memory_lead(report, top)
+    yield render_memory_detail(report, top)

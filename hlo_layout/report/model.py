@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
-from hlo_layout.layout.module_memory import LeafRow, MemoryReport, ShapeFacts, memory_report
+from hlo_layout.layout.module_memory import (
+    LeafRow,
+    MemoryReport,
+    PaddingGroup,
+    ShapeFacts,
+    memory_report,
+)
 from hlo_layout.report.json_text import SPLICE, dumps_indented, write_document
 from hlo_layout.syntax.opcodes import FUSION
 from hlo_layout.syntax.tree import Computation, Instruction, Module
@@ -170,10 +176,69 @@ def allocations_json(report: MemoryReport) -> dict[str, Any] | None:
     }
 
 
+def buffer_json(row: LeafRow) -> dict[str, Any]:
+    """One of the largest buffers: `leaf_json` with its `opcode` and `computation`."""
+    return {**leaf_json(row), "opcode": row.opcode, "computation": row.computation}
+
+
+def padding_group_json(group: PaddingGroup, rows: int | None = None) -> dict[str, Any]:
+    """One tiling pattern as the text view groups it: its totals and, per padded shape (worst
+    first; the first `rows` when given), its count, sizes, `expansion`, why it pads (`reasons`)
+    and an example value."""
+    return {
+        "pattern": group.pattern,
+        "values": group.values,
+        "logical_bytes": group.logical_bytes,
+        "physical_bytes": group.physical_bytes,
+        "padding_bytes": group.padding_bytes,
+        "rows": [
+            {
+                "shape": r.shape,
+                "values": r.values,
+                "logical_bytes": r.logical_bytes,
+                "physical_bytes": r.physical_bytes,
+                "padding_bytes": r.padding_bytes,
+                "expansion": round(r.expansion, 4),
+                "reasons": list(r.reasons),
+                "example": r.example,
+            }
+            for r in group.rows[:rows]
+        ],
+    }
+
+
+def peak_json(report: MemoryReport) -> dict[str, Any] | None:
+    """XLA's peak as the text view leads with it: total, static part, and per memory space."""
+    ma = report.peak
+    if ma is None:
+        return None
+    return {
+        "peak_bytes": ma.peak_bytes,
+        "static_bytes": ma.static_bytes,
+        "scheduled": ma.scheduled,
+        "spaces": [
+            {
+                "memory_space": s.memory_space,
+                "name": s.name,
+                "static_bytes": s.static_bytes,
+                "temp_allocation_bytes": s.temp_allocation_bytes,
+                "peak_live_bytes": s.peak_live_bytes,
+                "peak_step": s.peak_step,
+                "peak_instruction": s.peak_instruction,
+                "estimate": s.estimate,
+            }
+            for s in ma.spaces
+        ],
+    }
+
+
 def memory_json(report: MemoryReport) -> dict[str, Any]:
     """The per-module memory keys: `entry_parameters`, `entry_outputs`,
-    `entry_output_table_bytes`, `totals` (per memory space) and, with a buffer assignment,
-    `buffer_assignment`."""
+    `entry_output_table_bytes`, `totals` (per memory space), `largest_buffers` (with
+    `buffer_count`), `padding_groups` (with reasons), `peak` (null for one computation; the
+    three are null when streamed: no module is kept) and, with a buffer assignment,
+    `buffer_assignment`: everything the text view shows."""
+    kept = bool(report.buffers) or not report.buffer_count
     out: dict[str, Any] = {
         "entry_parameters": [leaf_json(r) for r in report.entry_parameters],
         "entry_outputs": [leaf_json(r) for r in report.entry_outputs],
@@ -190,6 +255,11 @@ def memory_json(report: MemoryReport) -> dict[str, Any]:
             }
             for t in report.totals
         ],
+        # null when the report kept no per-value rows (a streamed dump): unknown, not "none"
+        "largest_buffers": [buffer_json(r) for r in report.buffers] if kept else None,
+        "buffer_count": report.buffer_count,
+        "padding_groups": [padding_group_json(g) for g in report.padding] if kept else None,
+        "peak": peak_json(report),
     }
     allocations = allocations_json(report)
     if allocations is not None:

@@ -1,29 +1,81 @@
 """A transient progress bar on stderr for big dumps; silent when stderr is not a terminal, so pipes,
-CI logs and JSON consumers never see it."""
+CI logs and JSON consumers never see it.
+
+Two lines: the input (bytes read of the total, percent, rate in MB/s and time left, advanced as
+each dump file is read) and the current stage (`reading x.txt`, `measuring jit_step` with its
+own count, percent and time left when the library reports one)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    Task,
+    TaskID,
+    TextColumn,
+)
+from rich.text import Text
+
+from hlo_layout.units import format_bytes, format_duration, format_rate
 
 #: Inputs smaller than this finish before a bar would be worth drawing.
 BIG_INPUT_BYTES = 4 * 2**20
 
 
+class FiguresColumn(ProgressColumn):
+    """`12.00MiB/19.00MiB  63%  41.2 MB/s  0:02 left` for bytes; `120/400  30%  0:05 left` for
+    a counted stage; nothing while a stage has no total."""
+
+    def render(self, task: Task) -> Text:
+        if task.total is None:
+            return Text("")
+        total = int(task.total)
+        done = int(task.completed)
+        percent = f"{100 * done // total if total else 100:>3}%"
+        left = task.time_remaining
+        eta = f"  {format_duration(left)} left" if left is not None and done < total else ""
+        if task.fields.get("unit") == "bytes":
+            speed = task.speed
+            rate = f"  {format_rate(speed)}" if speed else ""
+            head = f"{format_bytes(done)}/{format_bytes(total)}"
+            return Text(f"{head}  {percent}{rate}{eta}", style="hlo.muted")
+        return Text(f"{done:,}/{total:,}  {percent}{eta}", style="hlo.muted")
+
+
 class Stages:
     """Named stages of one bar: `start(text, total)` begins one (total None pulses), `update(done,
-    total)` is the callback the library calls. Does nothing when disabled."""
+    total)` is the callback the library calls. Does nothing when disabled.
 
-    def __init__(self, progress: Progress | None) -> None:
+    `files` (path, size) lets the input line advance as each file's `reading NAME` stage ends."""
+
+    def __init__(self, progress: Progress | None, files: Sequence[tuple[str, int]] = ()) -> None:
         self._progress = progress
         self._task: TaskID | None = None
+        self._sizes = {Path(p).name: size for p, size in files}
+        self._reading = 0
+        self._input: TaskID | None = None
+        total = sum(size for _, size in files)
+        if progress is not None and total:
+            self._input = progress.add_task("input", total=total, unit="bytes")
+
+    def _finish_reading(self) -> None:
+        if self._progress is not None and self._input is not None and self._reading:
+            self._progress.advance(self._input, self._reading)
+        self._reading = 0
 
     def start(self, description: str, total: int | None = None) -> None:
         if self._progress is None:
             return
+        self._finish_reading()
+        if description.startswith("reading "):
+            self._reading = self._sizes.get(description.removeprefix("reading "), 0)
         if self._task is not None:
             self._progress.remove_task(self._task)
         self._task = self._progress.add_task(description, total=total)
@@ -38,17 +90,20 @@ class Stages:
 
 
 @contextlib.contextmanager
-def progress_stages(console: Console, input_bytes: int) -> Iterator[Stages]:
+def progress_stages(
+    console: Console, input_bytes: int, files: Sequence[tuple[str, int]] = ()
+) -> Iterator[Stages]:
     """A bar on `console` when it is a terminal and the input is big; otherwise a no-op."""
     if not console.is_terminal or input_bytes < BIG_INPUT_BYTES:
         yield Stages(None)
         return
     progress = Progress(
         SpinnerColumn(),
-        TextColumn("{task.description}"),
         BarColumn(),
+        FiguresColumn(),
+        TextColumn("{task.description}"),  # last: a long file name goes under the bar, whole
         console=console,
         transient=True,
     )
     with progress:
-        yield Stages(progress)
+        yield Stages(progress, files)

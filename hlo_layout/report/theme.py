@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from typing import TextIO
-
-from rich.console import Console
 from rich.theme import Theme
 
 THEME = Theme(
@@ -32,19 +27,3 @@ THEME = Theme(
         "hlo.pad": "dim",
     }
 )
-
-
-def make_console(
-    file: TextIO | None = None, *, width: int | None = None, soft_wrap: bool = False
-) -> Console:
-    """A console on `file` (stdout by default) with our theme; colour only on a terminal.
-
-    `soft_wrap` keeps long lines whole (error lines must stay greppable as `file:line:col:`)."""
-    return Console(
-        file=file or sys.stdout,
-        theme=THEME,
-        width=width,
-        highlight=False,
-        no_color="NO_COLOR" in os.environ,
-        soft_wrap=soft_wrap,
-    )

@@ -17,7 +17,7 @@ from hlo_layout.cli.common import TOP_DEFAULT
 from tests.conftest import REPO
 
 runner = CliRunner()
-COMMANDS = ["check", "diff", "layout", "sharding", "indexing", "inspect"]
+COMMANDS = ["check", "diff", "layout", "sharding", "indexing", "inspect", "report"]
 OURS = ["check", "diff", "layout", "sharding", "indexing"]
 
 
@@ -96,3 +96,19 @@ def test_root_help_in_a_fresh_process_shows_no_python_types() -> None:
         timeout=60,
     ).stdout
     assert "<bool>" not in out and "--install-completion" in out and "-V" in out
+
+
+@pytest.mark.parametrize("name", [*COMMANDS, "memory"])
+def test_help_paragraphs_wrap_at_the_terminal_not_the_source(name: str) -> None:
+    """Docstring line breaks never reach the help: at 200 columns every paragraph's opening
+    words, however the source wrapped them, are on one line (`candidates (closest first)`)."""
+    from hlo_layout.cli.help_format import unwrap_paragraph
+
+    result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    flat = [" ".join(line.strip(" │").split()) for line in result.stdout.splitlines()]
+    text = ""
+    for paragraph in (_command(name).help or "").split("\n\n"):
+        text = re.sub(r"\[/?bold\]", "", unwrap_paragraph(paragraph.strip()))
+        start = text[:150].rsplit(" ", 1)[0] if len(text) > 150 else text
+        assert any(start in line for line in flat), (start, result.stdout)

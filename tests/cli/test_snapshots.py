@@ -88,16 +88,40 @@ CASES: dict[str, tuple[list[str], str | None]] = {
     "inspect-syntax-error": (["inspect", "tests/data/configs/broken.txt"], None),
 }  # fmt: skip
 
+GPU = "tests/data/corpus/jax-gpu-h100/module_370468.jit_f.sm_9.0a_gpu_after_optimizations.txt"
+#: The terminal at 60, 80 and 200 columns, and piped (no COLUMNS, not a terminal: unwrapped).
+#: name → arguments; each runs at every width, as `NAME-60`, `NAME-80`, `NAME-200`, `NAME-piped`.
+WIDTH_CASES: dict[str, list[str]] = {
+    "width-inspect-tpu": ["inspect", V5E, "--top", "4"],
+    "width-inspect-gpu": ["inspect", GPU, "--top", "4"],
+    "width-memory-gpu": ["memory", GPU, "--top", "4"],
+    "width-memory-cpu": ["memory", STEP, "--top", "4"],
+    "width-check-tpu": ["check", V5E, "--max-argument-bytes", "1MiB", "--max-fusions", "10"],
+    "width-diff-cpu": ["diff", STEP, STEP_52, "--top", "4"],
+    "width-sharding-spmd": ["sharding", SPMD, "--top", "2"],
+}
+WIDTHS = ("60", "80", "200", "piped")
+for _name, _args in WIDTH_CASES.items():
+    for _width in WIDTHS:
+        CASES[f"{_name}-{_width}"] = (_args, None)
 
-def _render(args: list[str], stdin: str | None) -> str:
+
+def _columns(name: str) -> str | None:
+    """COLUMNS for a case: 100 unless the case names a width; unset when piped."""
+    width = name.rsplit("-", 1)[-1] if name.startswith("width-") else "100"
+    return None if width == "piped" else width
+
+
+def _render(args: list[str], stdin: str | None, columns: str | None = "100") -> str:
     runner = CliRunner()
     data = (REPO / stdin).read_bytes() if stdin else None
-    result = runner.invoke(
-        app, args, input=data, env={"COLUMNS": "100", "NO_COLOR": "1", "GITHUB_ACTIONS": ""}
-    )
+    env: dict[str, str | None] = {"COLUMNS": columns, "NO_COLOR": "1", "GITHUB_ACTIONS": ""}
+    result = runner.invoke(app, args, input=data, env=env)
     command = " ".join(a if len(a) < 80 else a[:20] + "..." for a in args)
     if stdin:
         command += f" < {stdin}"
+    if columns != "100":
+        command = f"COLUMNS={columns} {command}" if columns else f"{command} | cat"
     return (
         f"$ hlo-layout {command}\n--- exit: {result.exit_code}\n--- stdout\n{result.stdout}"
         f"--- stderr\n{result.stderr}"
@@ -108,7 +132,7 @@ def _render(args: list[str], stdin: str | None) -> str:
 def test_snapshot(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     args, stdin = CASES[name]
-    got = _render(args, stdin)
+    got = _render(args, stdin, _columns(name))
     assert "internal error" not in got, got
     path = SNAPSHOTS / f"{name}.txt"
     if UPDATE:

@@ -73,3 +73,16 @@ def test_bad_input_is_reported_with_its_position(tmp_path: Path) -> None:
     assert result.exit_code == 3
     assert re.search(r"bad\.txt:5:\d+: error:", result.stderr)
     assert not (tmp_path / "r.html").exists()
+
+
+def test_inspect_html_writes_the_report_commands_page(tmp_path: Path) -> None:
+    """`inspect --html FILE` and `report -o FILE` write the same page (one writer), and inspect
+    still prints its text view."""
+    ours = tmp_path / "inspect.html"
+    theirs = tmp_path / "report.html"
+    inspected = runner.invoke(app, ["inspect", str(SAMPLE), "--html", str(ours), "--top", "7"])
+    reported = runner.invoke(app, ["report", str(SAMPLE), "-o", str(theirs), "--top", "7"])
+    assert inspected.exit_code == reported.exit_code == 0, inspected.output
+    assert "peak memory" in inspected.stdout
+    assert ours.read_text() == theirs.read_text()
+    assert f"wrote {ours}" in inspected.stderr

@@ -18,12 +18,27 @@ runner = CliRunner()
 FILES = hlo_files()
 
 
+def _assert_same_document(whole: str, streamed: str) -> None:
+    """Byte-identical, except that streaming keeps no module, so the largest buffers, padding
+    groups and the peak (which need every value or the whole schedule) are null there, as the
+    README says. (A dump the streamer hands back to the whole-file path has them.)"""
+    if streamed == whole:
+        return
+    expected = json.loads(whole)
+    got = json.loads(streamed)
+    for module, streamed_module in zip(expected["modules"], got["modules"], strict=True):
+        for key in ("largest_buffers", "padding_groups", "peak"):
+            if streamed_module.get(key) is None:
+                module[key] = None
+    assert got == expected
+
+
 @pytest.mark.parametrize("path", FILES, ids=[corpus_id(p) for p in FILES])
 def test_streamed_equals_in_memory(path: Path) -> None:
     whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
     streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
     assert whole.exit_code == streamed.exit_code == 0, streamed.output
-    assert streamed.stdout == whole.stdout
+    _assert_same_document(whole.stdout, streamed.stdout)
 
 
 def test_stream_falls_back_on_bad_input(tmp_path: Path) -> None:
@@ -114,7 +129,7 @@ def test_streamed_equals_in_memory_on_every_verdict(tmp_path: Path, text: str) -
     whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
     streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
     assert streamed.exit_code == whole.exit_code, streamed.output
-    assert streamed.stdout == whole.stdout
+    _assert_same_document(whole.stdout, streamed.stdout)
     assert streamed.stderr == whole.stderr
     json.loads(streamed.stdout)  # valid JSON whatever the verdict
 
@@ -152,7 +167,7 @@ def test_streamed_equals_in_memory_on_fuzz_cases(tmp_path_factory, text: str) ->
     whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
     streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
     assert streamed.exit_code == whole.exit_code
-    assert streamed.stdout == whole.stdout
+    _assert_same_document(whole.stdout, streamed.stdout)
 
 
 def test_inline_computations_stream_without_falling_back(tmp_path: Path) -> None:

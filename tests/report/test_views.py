@@ -15,11 +15,11 @@ from rich.console import Console, RenderableType
 
 from hlo_layout.layout import parse_buffer_assignment
 from hlo_layout.layout.module_memory import memory_report
+from hlo_layout.report.console import make_console
 from hlo_layout.report.inspect_view import render_inspect
 from hlo_layout.report.layout_model import explain_shape
 from hlo_layout.report.layout_view import render_layouts
 from hlo_layout.report.model import module_summary
-from hlo_layout.report.theme import THEME
 from hlo_layout.syntax import parse_file
 from tests.conftest import SAMPLES
 
@@ -29,9 +29,7 @@ SAMPLE = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
 
 def render(renderable: RenderableType, width: int) -> str:
     out = io.StringIO()
-    console = Console(
-        file=out, width=width, color_system=None, theme=THEME, highlight=False, emoji=False
-    )
+    console = make_console(out, width=width)
     console.print(renderable)
     return "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
 

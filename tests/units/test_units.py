@@ -11,8 +11,12 @@ from hypothesis import strategies as st
 
 from hlo_layout.units import (
     format_bytes,
+    format_bytes_exact,
+    format_delta,
     format_expansion,
+    format_figure,
     format_number,
+    format_share,
     parse_size,
     ratio_percent,
     round_for_people,
@@ -92,3 +96,34 @@ def test_percentages_and_ratios_for_people() -> None:
     assert ratio_percent(huge, 1) == 1.7976931348623157e308  # saturates, never raises
     assert format_expansion(huge, 1).endswith("x")
     assert format_expansion(3, 2) == "1.5x"
+
+
+def test_deltas_for_people() -> None:
+    # the issue's own example: a float delta never prints its binary noise
+    assert format_delta(2.8010000000000005 - 1.1, 4.6, as_bytes=False) == "+1.70 (+4.6%)"
+    assert format_delta(85_679_104, 12395.03, as_bytes=True) == "+81.71MiB (+12395.0%)"
+    assert format_delta(-208, None, as_bytes=False) == "-208"
+    assert format_delta(0, 0.0, as_bytes=True) == ""
+    assert format_figure(1864) == "1,864"
+    assert format_figure(36.98000000000001) == "36.98"
+    assert format_share(1, 6) == "16.7%"
+    assert format_share(1, 0) == "-"
+    assert format_bytes_exact(512) == "512B"
+    assert format_bytes_exact(1064960) == "1.02MiB (1,064,960 B)"
+
+
+@given(st.floats(min_value=-1e12, max_value=1e12, allow_nan=False), st.booleans())
+def test_a_delta_never_shows_float_noise(delta: float, as_bytes: bool) -> None:
+    text = format_delta(delta, None, as_bytes=as_bytes)
+    # at most two decimals, and the sign is the delta's
+    assert not re.search(r"\.\d{3}", text)
+    if text:
+        assert text[0] == ("+" if delta > 0 else "-")
+
+
+@given(st.integers(min_value=-(2**70), max_value=2**70))
+def test_exact_bytes_start_with_xlas_figure(n: int) -> None:
+    text = format_bytes_exact(n)
+    assert text.startswith(format_bytes(n))
+    if abs(n) >= 1024:
+        assert text.endswith(f"({n:,} B)")

@@ -5,9 +5,9 @@ embedded in summary form (README "HTML report" lists what is dropped):
 
 - inspect: each module object keeps every module-level key of `inspect --format json` except
   `computations` (every instruction), which becomes counts (`computations_by_kind`,
-  `instructions`, `opcodes`, `fusions_by_kind`); it gains `largest_buffers` and
-  `padding_groups` (as `inspect`'s text shows them) with a tile-grid picture per pattern; long
-  lists keep their first `top` rows and say how many there were (`<key>_total`).
+  `instructions`, `opcodes`, `fusions_by_kind`); its `padding_groups` gain a tile-grid picture
+  per pattern; long lists keep their first `top` rows and say how many there were
+  (`<key>_total`).
 - memory: each module keeps every key of `memory --format json` but `values` (every value's live
   range), replaced by `values_total`; `live_at_peak`, `by_op_name` and the compiler's
   allocations are cut to `top` rows, with `<key>_total`.
@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
-from hlo_layout.layout.module_memory import LeafRow, MemoryReport, PaddingGroup, memory_report
+from hlo_layout.layout.module_memory import MemoryReport, memory_report
 from hlo_layout.report.html.grids import pattern_picture
 from hlo_layout.report.model import SCHEMA_VERSION, memory_json, module_summary
 from hlo_layout.syntax.tree import Module
@@ -69,47 +69,17 @@ def _counted(counter: Counter[str]) -> list[list[Any]]:
     return [[k, n] for k, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def leaf_row_json(row: LeafRow) -> dict[str, Any]:
-    """One of `inspect`'s largest buffers."""
-    return {
-        "name": row.name,
-        "index": list(row.index),
-        "shape": row.shape,
-        "logical_bytes": row.logical_bytes,
-        "physical_bytes": row.physical_bytes,
-        "padding_bytes": row.padding_bytes,
-        "memory_space": row.memory_space,
-        "opcode": row.opcode,
-        "computation": row.computation,
-    }
-
-
-def padding_group_json(group: PaddingGroup, rows: int, picture: bool) -> dict[str, Any]:
-    """One tiling pattern's padded shapes (worst first), with a tile-grid picture of the worst."""
-    out: dict[str, Any] = {
-        "pattern": group.pattern,
-        "values": group.values,
-        "logical_bytes": group.logical_bytes,
-        "physical_bytes": group.physical_bytes,
-        "padding_bytes": group.padding_bytes,
-        "rows": [
-            {
-                "shape": r.shape,
-                "values": r.values,
-                "logical_bytes": r.logical_bytes,
-                "physical_bytes": r.physical_bytes,
-                "padding_bytes": r.padding_bytes,
-                "expansion": round(r.expansion, 4),
-                "reasons": list(r.reasons),
-                "example": r.example,
-            }
-            for r in group.rows[:rows]
-        ],
-    }
-    if len(group.rows) > rows:
-        out["rows_total"] = len(group.rows)
-    if picture and group.rows:
-        out["picture"] = pattern_picture(group.rows[0].shape)
+def _bound_padding(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`inspect --format json`'s padding groups, bounded: PADDING_GROUPS patterns of PADDING_ROWS
+    shapes (`rows_total` says how many), a tile-grid picture of the worst shape of the first
+    PICTURES patterns."""
+    out = []
+    for n, group in enumerate(groups[:PADDING_GROUPS]):
+        g = dict(group)
+        _cut(g, "rows", PADDING_ROWS)
+        if n < PICTURES and g["rows"]:
+            g["picture"] = pattern_picture(g["rows"][0]["shape"])
+        out.append(g)
     return out
 
 
@@ -140,12 +110,6 @@ def module_overview(
         "instructions": summary.instructions,
         "opcodes": [list(kv) for kv in summary.opcodes],
         "fusions_by_kind": [list(kv) for kv in summary.fusions_by_kind],
-        "largest_buffers": [leaf_row_json(r) for r in report.buffers[:top]],
-        "largest_buffers_total": report.buffer_count,
-        "padding_groups": [
-            padding_group_json(g, PADDING_ROWS, n < PICTURES)
-            for n, g in enumerate(report.padding[:PADDING_GROUPS])
-        ],
     }
     return _bound_inspect_module(out, top)
 
@@ -153,6 +117,10 @@ def module_overview(
 def _bound_inspect_module(out: dict[str, Any], top: int) -> dict[str, Any]:
     for key in ("entry_parameters", "entry_outputs", "largest_buffers", "opcodes"):
         _cut(out, key, top)
+    if "buffer_count" in out:
+        out["largest_buffers_total"] = out["buffer_count"]
+    if isinstance(out.get("padding_groups"), list):
+        out["padding_groups"] = _bound_padding(out["padding_groups"])
     assignment = out.get("buffer_assignment")
     if isinstance(assignment, dict):
         _bound_assignment(assignment, top)

@@ -17,8 +17,56 @@ from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION, SEQUENTIA
 if TYPE_CHECKING:
     from hlo_layout.syntax.tree import Computation, Instruction, Module
 
-#: Finds an attribute naming called computations in an unsplit attribute tail.
-CALLS_RE = re.compile(r"(?:^|[\s,])(?:" + "|".join(CALLED_COMPUTATION_KEYS) + r")=")
+#: Finds, in an unsplit attribute tail, every word that may be a key naming called
+#: computations (a whole word: not `_xla_calls` nor `%calls`; also inside strings or nested
+#: groups, which `tail_callees` then tells apart).
+CALLS_RE = re.compile(
+    r"(?<![A-Za-z0-9_.$+%#\-])(" + "|".join(CALLED_COMPUTATION_KEYS) + r")(?![A-Za-z0-9_.$+\-])"
+)
+_CALLEE_NAME = r"%?(-?[A-Za-z0-9_.$][A-Za-z0-9_.$+]*(?:-(?!>)[A-Za-z0-9_.$+]*)*)"
+#: What follows a called-computation key in the forms XLA prints: `=%name` or `={%a, %b}`,
+#: then the end of the attribute.
+_CALLEE_VALUE = re.compile(
+    r"[ \t]*=[ \t]*(?:" + _CALLEE_NAME + r"|\{([ \t]*(?:%?[^\s,{}()\[\]\"=:/<>]+"
+    r"(?:[ \t]*,[ \t]*%?[^\s,{}()\[\]\"=:/<>]+)*)?[ \t]*)\})[ \t]*(?:,|$)"
+)
+_FLAT_NAME = re.compile(_CALLEE_NAME)
+_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+
+
+def tail_callees(tail: str) -> tuple[str, ...] | None:
+    """The computations an unsplit, validated attribute tail calls, in attribute order, without
+    splitting it; None when a key is written in a form this does not read (then split).
+
+    A candidate key inside a string or a nested group is not a key; one at the top level must be
+    preceded by `,` and followed by `=%name` or `={%a, %b}` (the forms `attrs.computation_names`
+    reads), else None. Mirrors what splitting gives, which tests/syntax/test_callees.py checks."""
+    if "/*" in tail:
+        return None
+    out: list[str] = []
+    for m in CALLS_RE.finditer(tail):
+        before = tail[: m.start()]
+        if '"' in before:
+            before = _STRING.sub("", before)
+            if '"' in before:
+                continue  # inside a string
+        opened = before.count("{") + before.count("(") + before.count("[")
+        if opened != before.count("}") + before.count(")") + before.count("]"):
+            continue  # inside a nested group
+        value = _CALLEE_VALUE.match(tail, m.end())
+        if value is None or not before.rstrip(" \t").endswith(","):
+            return None
+        name, group = value.groups()
+        if name is not None:
+            out.append(name)
+        elif group is not None and group.strip(" \t"):
+            for item in group.split(","):
+                word = _FLAT_NAME.fullmatch(item.strip(" \t"))
+                if word is None:
+                    return None
+                out.append(word.group(1))
+    return tuple(out)
+
 
 #: The computation kinds of `inspect` (JSON `kind`).
 ENTRY, FUSION_KIND, CALLED, UNUSED = "entry", "fusion", "called", "unused"
@@ -183,5 +231,6 @@ __all__ = [
     "instructions_calling",
     "kind",
     "post_order",
+    "tail_callees",
     "users",
 ]

@@ -539,13 +539,45 @@ def _slow_instruction(line: str, offset: int, source: Source) -> Instruction:
     )
 
 
+#: One `name: array-shape` of a signature and its comma (the common signature, no tuples).
+_FLAT_PARAM = re.compile(
+    r"[ \t]*%?(" + _BARE_NAME + r")[ \t]*:[ \t]*([a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?)"
+    r"[ \t]*(?:,|$)"
+)
+
+
+def _flat_params(text: str) -> list[ParameterDecl] | None:
+    """The parameters of a signature holding only array shapes, by one regex per parameter
+    (the shapes memoized); None when the text is anything else."""
+    if not text or text.isspace():
+        return None
+    out = []
+    pos = 0
+    end = len(text)
+    match = _FLAT_PARAM.match
+    while pos < end:
+        p = match(text, pos)
+        if p is None:
+            return None
+        pos = p.end()
+        if text[pos - 1] != "," and pos != end:  # pragma: no cover - `$` only matches at end
+            return None
+        if text[pos - 1] == "," and pos == end:
+            return None  # a trailing comma: let the general path decide
+        out.append(ParameterDecl(p.group(1), _shape(p.group(2))))
+    return out
+
+
 def _signature(text: str) -> tuple[tuple[ParameterDecl, ...], Shape]:
     m = _SIGNATURE.fullmatch(text)
     if m is None:
         raise ScanFallback
     params_text, result_text = m.group(1), m.group(2)
     params = []
-    if params_text.strip():
+    flat = _flat_params(params_text) if "(" not in params_text else None
+    if flat is not None:
+        params = flat
+    elif params_text.strip():
         for a, b in _split_top(params_text):
             p = _PARAM.fullmatch(params_text[a:b])
             if p is None:

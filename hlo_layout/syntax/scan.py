@@ -546,7 +546,7 @@ _FLAT_PARAM = re.compile(
 )
 
 
-def _flat_params(text: str) -> list[ParameterDecl] | None:
+def _flat_params(text: str, shapes: dict[str, Shape]) -> list[ParameterDecl] | None:
     """The parameters of a signature holding only array shapes, by one regex per parameter
     (the shapes memoized); None when the text is anything else."""
     if not text or text.isspace():
@@ -564,17 +564,26 @@ def _flat_params(text: str) -> list[ParameterDecl] | None:
             return None
         if text[pos - 1] == "," and pos == end:
             return None  # a trailing comma: let the general path decide
-        out.append(ParameterDecl(p.group(1), _shape(p.group(2))))
+        name, shape_text = p.groups()
+        shape = shapes.get(shape_text)
+        if shape is None:
+            shape = shapes[shape_text] = _shape(shape_text)
+        out.append(ParameterDecl(name, shape))
     return out
 
 
-def _signature(text: str) -> tuple[tuple[ParameterDecl, ...], Shape]:
+def _signature(
+    text: str, shapes: dict[str, Shape] | None = None
+) -> tuple[tuple[ParameterDecl, ...], Shape]:
+    """Parameters and result of `(p: shape, ...) -> shape`; `shapes` memoizes shape texts."""
     m = _SIGNATURE.fullmatch(text)
     if m is None:
         raise ScanFallback
     params_text, result_text = m.group(1), m.group(2)
     params = []
-    flat = _flat_params(params_text) if "(" not in params_text else None
+    flat = None
+    if "(" not in params_text:
+        flat = _flat_params(params_text, {} if shapes is None else shapes)
     if flat is not None:
         params = flat
     elif params_text.strip():
@@ -772,7 +781,7 @@ def _scan_lines(
                     raise ScanFallback
                 comp_entry = m.group(1) is not None
                 comp_name = m.group(2).removeprefix("%")
-                comp_sig = _signature(m.group(3).strip()) if m.group(3) else None
+                comp_sig = _signature(m.group(3).strip(), shapes) if m.group(3) else None
                 comp_start = line_offset + len(line) - len(line.lstrip(" \t"))
                 comp_line = index - 1
                 instructions = []

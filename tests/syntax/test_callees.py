@@ -12,7 +12,7 @@ from hlo_layout.syntax.attrs import computation_names
 from hlo_layout.syntax.index import tail_callees
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.tree import LazyAttributes
-from tests.conftest import corpus_id, hlo_files
+from tests.conftest import corpus_id, corpus_modules, hlo_files
 
 
 def _split_callees(attributes: LazyAttributes) -> tuple[str, ...]:
@@ -39,7 +39,7 @@ def _lazy_tail(tail: str) -> LazyAttributes | None:
 
 @pytest.mark.parametrize("path", hlo_files(), ids=corpus_id)
 def test_corpus_callees_equal_split(path):
-    for module in parse_modules(path.read_text(), str(path), verify=False):
+    for module in corpus_modules(path):
         for computation in module.computations:
             for instruction in computation.instructions:
                 attributes = instruction.attributes

@@ -10,14 +10,14 @@ import pytest
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.syntax import parse_file_modules
 from hlo_layout.syntax.stream import ModuleHeader, StreamFallback, stream_items
-from tests.conftest import corpus_id, hlo_files
+from tests.conftest import corpus_id, corpus_modules, hlo_files
 
 FILES = hlo_files()
 
 
 @pytest.mark.parametrize("path", FILES, ids=[corpus_id(p) for p in FILES])
 def test_stream_equals_whole_file(path: Path) -> None:
-    modules = parse_file_modules(path)
+    modules = corpus_modules(path)
     try:
         items = list(stream_items(path))
     except StreamFallback:

@@ -7,9 +7,10 @@ and the TPU and CPU ones grown to 5.0 and 4.6 MB (benchmarks/grow.py), our parse
 touching every instruction's name, opcode, shape and operands, against
 `jaxlib._hlo.hlo_module_from_text` in the same child process (CPU time, best of --repeat; ratio
 > 1 means faster than XLA). Also the same dump cut short by 200 bytes (time to the error, as a
-ratio of the intact parse). Commands: `inspect`, `memory` (if present), `indexing`, `diff` and
-`check` on each dump, wall time and the child's peak memory (VmHWM); `--parse-only` skips them.
-Nothing here asserts.
+ratio of the intact parse), and `cold`: the ratio on each side's first run in the process,
+before the memos of shapes and attribute tails are warm. Commands: `inspect`, `memory` (if
+present), `indexing`, `diff` and `check` on each dump, wall time and the child's peak memory
+(VmHWM); `--parse-only` skips them. Nothing here asserts.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ for _ in range(repeat):
         pass
     cut.append(time.process_time() - t)
 print(json.dumps({"ours": min(ours), "xla": min(xla) if xla else None, "cut": min(cut),
+                  "ours_cold": ours[0], "xla_cold": xla[0] if xla else None,
                   "mb": len(text.encode()) / 1e6}))
 """
 
@@ -104,7 +106,10 @@ def main() -> None:
             grown.write_text(grow(small.read_text(encoding="utf-8"), int(mb * 1e6)))
             dumps[f"{kind} x{mb:g}MB"] = grown
     print(f"dumps: {', '.join(f'{k} = {p}' for k, p in dumps.items())}\n")
-    print(f"{'dump':18} {'MB':>5} {'ours s':>7} {'XLA s':>7} {'ratio':>6} {'cut/intact':>10}")
+    print(
+        f"{'dump':18} {'MB':>5} {'ours s':>7} {'XLA s':>7} {'ratio':>6} {'cut/intact':>10} "
+        f"{'cold':>5}"
+    )
     for kind, path in dumps.items():
         if path is None:
             print(f"{kind:18} (no dump found)")
@@ -119,9 +124,11 @@ def main() -> None:
             continue
         r = json.loads(proc.stdout)
         ratio = f"{r['xla'] / r['ours']:6.2f}" if r["xla"] else "   n/a"
+        cold = f"{r['xla_cold'] / r['ours_cold']:5.2f}" if r["xla"] else "  n/a"
         xla = f"{r['xla']:7.3f}" if r["xla"] else "    n/a"
         print(
-            f"{kind:18} {r['mb']:5.1f} {r['ours']:7.3f} {xla} {ratio} {r['cut'] / r['ours']:10.2f}"
+            f"{kind:18} {r['mb']:5.1f} {r['ours']:7.3f} {xla} {ratio} "
+            f"{r['cut'] / r['ours']:10.2f} {cold}"
         )
     if args.parse_only:
         return

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION, SEQUENTIAL_CALLERS
 
@@ -34,7 +34,23 @@ _FLAT_NAME = re.compile(_CALLEE_NAME)
 _STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 
 
+#: tail_callees' answers by tail text: a dump repeats its tails (and the scanner has already
+#: hashed each tail string, so a lookup costs no pass over a long backend_config).
+_TAIL_CALLEES: dict[str, tuple[str, ...] | None] = {}
+_MISSING: Any = object()
+
+
 def tail_callees(tail: str) -> tuple[str, ...] | None:
+    """`_tail_callees(tail)`, memoized by text (bounded)."""
+    found = _TAIL_CALLEES.get(tail, _MISSING)
+    if found is _MISSING:
+        if len(_TAIL_CALLEES) > 65_536:
+            _TAIL_CALLEES.clear()
+        found = _TAIL_CALLEES[tail] = _tail_callees(tail)
+    return found
+
+
+def _tail_callees(tail: str) -> tuple[str, ...] | None:
     """The computations an unsplit, validated attribute tail calls, in attribute order, without
     splitting it; None when a key is written in a form this does not read (then split).
 
@@ -79,11 +95,10 @@ def instructions_calling(computation: Computation) -> Iterator[Instruction]:
     attribute tails of the many that call none."""
     from hlo_layout.syntax.tree import LazyAttributes
 
-    search = CALLS_RE.search
     for i in computation.instructions:
         attributes = i.attributes
         if not attributes or (
-            type(attributes) is LazyAttributes and search(attributes._text) is None
+            type(attributes) is LazyAttributes and tail_callees(attributes._text) == ()
         ):
             continue
         yield i

@@ -643,6 +643,11 @@ def _scan_lines(
         op = operand_cache[piece] = _operand(piece)
         return op
 
+    def plain(name: str) -> Operand:
+        """`%name` (operands are shared: a value used twice is one Operand)."""
+        op = operand_cache[name] = new(Operand, (name, None, None))
+        return op
+
     cache_get = operand_cache.get
     names = _OPERAND_NAMES.findall
     comp_name = ""
@@ -686,7 +691,7 @@ def _scan_lines(
                         if "#" in inner:
                             operands = tuple([cache_get(p) or operand(p) for p in inner.split(",")])
                         else:
-                            operands = tuple([new(Operand, (n, None, None)) for n in names(inner)])
+                            operands = tuple([cache_get(n) or plain(n) for n in names(inner)])
                     attrs: Sequence[Attribute] = ()
                     if tail:
                         kind = tails.get(tail)

@@ -219,10 +219,6 @@ _HEAD = re.compile(
 )
 
 
-#: The names in a flat operand list without `#` (already validated by _HEAD).
-_OPERAND_NAMES = re.compile(r"[ \t]*%?([^ \t,]+)")
-
-
 def _operand(piece: str) -> Operand:
     """One `%name` or `%name#1` of a flat operand list."""
     name = piece.strip(" \t")
@@ -649,7 +645,6 @@ def _scan_lines(
         return op
 
     cache_get = operand_cache.get
-    names = _OPERAND_NAMES.findall
     comp_name = ""
     comp_entry = False
     comp_sig: tuple | None = None
@@ -691,7 +686,11 @@ def _scan_lines(
                         if "#" in inner:
                             operands = tuple([cache_get(p) or operand(p) for p in inner.split(",")])
                         else:
-                            operands = tuple([cache_get(n) or plain(n) for n in names(inner)])
+                            # Validated by _HEAD: `%`, blanks and commas only separate names.
+                            flat = inner.replace("%", "").replace(" ", "")
+                            if "\t" in flat:
+                                flat = flat.replace("\t", "")
+                            operands = tuple([cache_get(n) or plain(n) for n in flat.split(",")])
                     attrs: Sequence[Attribute] = ()
                     if tail:
                         kind = tails.get(tail)

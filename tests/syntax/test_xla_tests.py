@@ -7,8 +7,9 @@ in tests/data/xla-tests/KNOWN_DIFFERENCES.tsv, and the test fails when that list
 but only with an HloLayoutError (bad input), never another exception.
 
 `test_subset_*` runs on the committed copy (tests/data/xla-tests: a few files per syntax family);
-`test_whole_folder*` run on ../shared/corpus/xla-tests (5,908 files, about a minute each: marked
-slow, run them with `pytest -m slow`). Both tiers of the parser must read the same language: the
+`test_whole_folder*` run on ../shared/corpus/xla-tests (5,908 files, in 8 shards of equal work so
+that `pytest -n auto` runs them side by side; marked slow: `pytest -m slow` runs only them,
+`pytest -m "not slow"` skips them). Both tiers of the parser must read the same language: the
 fast scanner either builds the grammar's tree or declines.
 """
 

@@ -3,11 +3,14 @@
     python benchmarks/run.py [--repeat 3] [--corpus ../shared/corpus]
 
 Parse throughput: for the largest dump of each kind (TPU v5e, CPU, the mixtral benchmark model),
-our parse plus a walk touching every instruction's name, opcode, shape and operands, against
+and the TPU and CPU ones grown to 5.0 and 4.6 MB (benchmarks/grow.py), our parse plus a walk
+touching every instruction's name, opcode, shape and operands, against
 `jaxlib._hlo.hlo_module_from_text` in the same child process (CPU time, best of --repeat; ratio
 > 1 means faster than XLA). Also the same dump cut short by 200 bytes (time to the error, as a
-ratio of the intact parse). Commands: `inspect`, `memory` (if present), `indexing`, `diff` and
-`check` on each dump, wall time and the child's peak memory (VmHWM). Nothing here asserts.
+ratio of the intact parse), and `cold`: the ratio on each side's first run in the process,
+before the memos of shapes and attribute tails are warm. Commands: `inspect`, `memory` (if
+present), `indexing`, `diff` and `check` on each dump, wall time and the child's peak memory
+(VmHWM); `--parse-only` skips them. Nothing here asserts.
 """
 
 from __future__ import annotations
@@ -16,8 +19,12 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from grow import grow
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -54,6 +61,7 @@ for _ in range(repeat):
         pass
     cut.append(time.process_time() - t)
 print(json.dumps({"ours": min(ours), "xla": min(xla) if xla else None, "cut": min(cut),
+                  "ours_cold": ours[0], "xla_cold": xla[0] if xla else None,
                   "mb": len(text.encode()) / 1e6}))
 """
 
@@ -79,6 +87,7 @@ def _largest(folder: Path, pattern: str) -> Path | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--parse-only", action="store_true", help="skip the command timings")
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
     args = parser.parse_args()
     corpus = args.corpus if args.corpus.exists() else REPO / "tests" / "data" / "corpus"
@@ -87,10 +96,23 @@ def main() -> None:
         "CPU": _largest(corpus / "jax-cpu", "*after_optimizations.txt"),
         "mixtral": _largest(corpus / "xla-tests", "*mixtral*.hlo.txt"),
     }
-    print(f"{'dump':10} {'MB':>5} {'ours s':>7} {'XLA s':>7} {'ratio':>6} {'cut/intact':>10}")
+    # The corpus' TPU and CPU dumps are small (0.2 MB); users' are megabytes. Grow each to the
+    # size of the issue's hidden dumps (benchmarks/grow.py: its computations repeated).
+    tmp = tempfile.TemporaryDirectory()
+    for kind, mb in (("TPU v5e", 5.0), ("CPU", 4.6)):
+        small = dumps[kind]
+        if small is not None:
+            grown = Path(tmp.name) / f"grown-{mb}MB-{small.name}"
+            grown.write_text(grow(small.read_text(encoding="utf-8"), int(mb * 1e6)))
+            dumps[f"{kind} x{mb:g}MB"] = grown
+    print(f"dumps: {', '.join(f'{k} = {p}' for k, p in dumps.items())}\n")
+    print(
+        f"{'dump':18} {'MB':>5} {'ours s':>7} {'XLA s':>7} {'ratio':>6} {'cut/intact':>10} "
+        f"{'cold':>5}"
+    )
     for kind, path in dumps.items():
         if path is None:
-            print(f"{kind:10} (no dump found)")
+            print(f"{kind:18} (no dump found)")
             continue
         proc = subprocess.run(
             [sys.executable, "-c", _PARSE_CHILD, str(path), str(args.repeat), str(REPO)],
@@ -98,15 +120,19 @@ def main() -> None:
             text=True,
         )
         if proc.returncode:
-            print(f"{kind:10} failed: {proc.stderr[-300:]}")
+            print(f"{kind:18} failed: {proc.stderr[-300:]}")
             continue
         r = json.loads(proc.stdout)
         ratio = f"{r['xla'] / r['ours']:6.2f}" if r["xla"] else "   n/a"
+        cold = f"{r['xla_cold'] / r['ours_cold']:5.2f}" if r["xla"] else "  n/a"
         xla = f"{r['xla']:7.3f}" if r["xla"] else "    n/a"
         print(
-            f"{kind:10} {r['mb']:5.1f} {r['ours']:7.3f} {xla} {ratio} {r['cut'] / r['ours']:10.2f}"
+            f"{kind:18} {r['mb']:5.1f} {r['ours']:7.3f} {xla} {ratio} "
+            f"{r['cut'] / r['ours']:10.2f} {cold}"
         )
-    print(f"\n{'command':28} {'dump':10} {'exit':>4} {'wall s':>7} {'peak MB':>8}")
+    if args.parse_only:
+        return
+    print(f"\n{'command':28} {'dump':18} {'exit':>4} {'wall s':>7} {'peak MB':>8}")
     for kind, path in dumps.items():
         if path is None:
             continue
@@ -129,15 +155,15 @@ def main() -> None:
                     timeout=600,
                 )
             except subprocess.TimeoutExpired:
-                print(f"{name:28} {kind:10} {'-':>4} {'>600':>7}")
+                print(f"{name:28} {kind:18} {'-':>4} {'>600':>7}")
                 continue
             wall = time.perf_counter() - start
             peak = [ln for ln in proc.stderr.splitlines() if ln.startswith("VMHWM ")]
             mb = int(peak[-1].split()[1]) / 1024 if peak else float("nan")
             if proc.returncode == 2 and "No such command" in proc.stderr:
-                print(f"{name:28} {kind:10} (command not available)")
+                print(f"{name:28} {kind:18} (command not available)")
                 continue
-            print(f"{name:28} {kind:10} {proc.returncode:4} {wall:7.2f} {mb:8.0f}")
+            print(f"{name:28} {kind:18} {proc.returncode:4} {wall:7.2f} {mb:8.0f}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hlo_layout.syntax.tree import Module
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"
@@ -27,3 +32,12 @@ def oracle_files() -> list[Path]:
 
 def corpus_id(path: Path) -> str:
     return path.relative_to(CORPUS).as_posix()
+
+
+@functools.cache
+def corpus_modules(path: Path) -> tuple[Module, ...]:
+    """`parse_file_modules(path)`, parsed once per test session (per xdist worker) and shared:
+    trees are immutable, and several tests walk every corpus dump (the 1.7 MB gemma one too)."""
+    from hlo_layout.syntax import parse_file_modules
+
+    return parse_file_modules(path)

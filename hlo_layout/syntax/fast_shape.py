@@ -83,10 +83,27 @@ def _dims(text: str) -> list[tuple[int, bool]]:
     return out
 
 
+#: Array shapes by exact text: a tuple repeats its element shapes (a 977-element entry tuple
+#: holds a few dozen distinct ones), and shapes are immutable.
+_ARRAYS: dict[str, Shape] = {}
+
+
 def _array(text: str, pos: int) -> tuple[Shape, int] | None:
     m = _ARRAY.match(text, pos)
     if m is None:
         return None
+    known = _ARRAYS.get(m.group(0))
+    if known is not None:
+        return known, m.end()
+    got = _build_array(m)
+    if got is not None:
+        if len(_ARRAYS) > 65_536:
+            _ARRAYS.clear()
+        _ARRAYS[m.group(0)] = got[0]
+    return got
+
+
+def _build_array(m: re.Match[str]) -> tuple[Shape, int] | None:
     element_type, dims, m2m, props_text = m.groups()
     layout = None
     if m.group(0).endswith("}"):

@@ -125,6 +125,21 @@ def _items_transformer() -> type:
 convert_lark_error = _convert
 
 
+def _check_piece_nesting(text: str, source: Source, offset: int) -> None:
+    """limits.check_nesting on the piece the grammar is given (not the source region it stands
+    for: a fallback piece replaces the lines already scanned by spaces), located in `source`."""
+    if text == source.text[offset : offset + len(text)]:
+        limits.check_nesting(source, offset, offset + len(text))
+        return
+    try:
+        limits.check_nesting(Source(text, source.name))
+    except limits.LimitExceeded as e:
+        span = e.span
+        if span is not None:
+            span = Span(span.start + offset, span.end + offset, source)
+        raise limits.LimitExceeded(e.message, span) from None
+
+
 def lark_parse(
     text: str, source: Source, start: str = "start", offset: int = 0, *, items: bool = False
 ) -> Any:
@@ -139,7 +154,7 @@ def lark_parse(
     from hlo_layout.syntax.grammar import HloTransformer, lark_parser
 
     if len(text) >= limits.NESTING_CHECK_MIN_CHARS:
-        limits.check_nesting(source, offset, offset + len(text))
+        _check_piece_nesting(text, source, offset)
     try:
         tree = lark_parser().parse(text, start=start)
         cls = _items_transformer() if items else HloTransformer

@@ -10,15 +10,79 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION, SEQUENTIAL_CALLERS
 
 if TYPE_CHECKING:
     from hlo_layout.syntax.tree import Computation, Instruction, Module
 
-#: Finds an attribute naming called computations in an unsplit attribute tail.
-CALLS_RE = re.compile(r"(?:^|[\s,])(?:" + "|".join(CALLED_COMPUTATION_KEYS) + r")=")
+#: Finds, in an unsplit attribute tail, every word that may be a key naming called
+#: computations (a whole word: not `_xla_calls` nor `%calls`; also inside strings or nested
+#: groups, which `tail_callees` then tells apart).
+CALLS_RE = re.compile(
+    r"(?<![A-Za-z0-9_.$+%#\-])(" + "|".join(CALLED_COMPUTATION_KEYS) + r")(?![A-Za-z0-9_.$+\-])"
+)
+_CALLEE_NAME = r"%?(-?[A-Za-z0-9_.$][A-Za-z0-9_.$+]*(?:-(?!>)[A-Za-z0-9_.$+]*)*)"
+#: What follows a called-computation key in the forms XLA prints: `=%name` or `={%a, %b}`,
+#: then the end of the attribute.
+_CALLEE_VALUE = re.compile(
+    r"[ \t]*=[ \t]*(?:" + _CALLEE_NAME + r"|\{([ \t]*(?:%?[^\s,{}()\[\]\"=:/<>]+"
+    r"(?:[ \t]*,[ \t]*%?[^\s,{}()\[\]\"=:/<>]+)*)?[ \t]*)\})[ \t]*(?:,|$)"
+)
+_FLAT_NAME = re.compile(_CALLEE_NAME)
+_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+
+
+#: tail_callees' answers by tail text: a dump repeats its tails (and the scanner has already
+#: hashed each tail string, so a lookup costs no pass over a long backend_config).
+_TAIL_CALLEES: dict[str, tuple[str, ...] | None] = {}
+_MISSING: Any = object()
+
+
+def tail_callees(tail: str) -> tuple[str, ...] | None:
+    """`_tail_callees(tail)`, memoized by text (bounded)."""
+    found = _TAIL_CALLEES.get(tail, _MISSING)
+    if found is _MISSING:
+        if len(_TAIL_CALLEES) > 65_536:
+            _TAIL_CALLEES.clear()
+        found = _TAIL_CALLEES[tail] = _tail_callees(tail)
+    return found
+
+
+def _tail_callees(tail: str) -> tuple[str, ...] | None:
+    """The computations an unsplit, validated attribute tail calls, in attribute order, without
+    splitting it; None when a key is written in a form this does not read (then split).
+
+    A candidate key inside a string or a nested group is not a key; one at the top level must be
+    preceded by `,` and followed by `=%name` or `={%a, %b}` (the forms `attrs.computation_names`
+    reads), else None. Mirrors what splitting gives, which tests/syntax/test_callees.py checks."""
+    if "/*" in tail:
+        return None
+    out: list[str] = []
+    for m in CALLS_RE.finditer(tail):
+        before = tail[: m.start()]
+        if '"' in before:
+            before = _STRING.sub("", before)
+            if '"' in before:
+                continue  # inside a string
+        opened = before.count("{") + before.count("(") + before.count("[")
+        if opened != before.count("}") + before.count(")") + before.count("]"):
+            continue  # inside a nested group
+        value = _CALLEE_VALUE.match(tail, m.end())
+        if value is None or not before.rstrip(" \t").endswith(","):
+            return None
+        name, group = value.groups()
+        if name is not None:
+            out.append(name)
+        elif group is not None and group.strip(" \t"):
+            for item in group.split(","):
+                word = _FLAT_NAME.fullmatch(item.strip(" \t"))
+                if word is None:
+                    return None
+                out.append(word.group(1))
+    return tuple(out)
+
 
 #: The computation kinds of `inspect` (JSON `kind`).
 ENTRY, FUSION_KIND, CALLED, UNUSED = "entry", "fusion", "called", "unused"
@@ -31,11 +95,10 @@ def instructions_calling(computation: Computation) -> Iterator[Instruction]:
     attribute tails of the many that call none."""
     from hlo_layout.syntax.tree import LazyAttributes
 
-    search = CALLS_RE.search
     for i in computation.instructions:
         attributes = i.attributes
         if not attributes or (
-            type(attributes) is LazyAttributes and search(attributes._text) is None
+            type(attributes) is LazyAttributes and tail_callees(attributes._text) == ()
         ):
             continue
         yield i
@@ -183,5 +246,6 @@ __all__ = [
     "instructions_calling",
     "kind",
     "post_order",
+    "tail_callees",
     "users",
 ]

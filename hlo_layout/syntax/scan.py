@@ -219,10 +219,6 @@ _HEAD = re.compile(
 )
 
 
-#: The names in a flat operand list without `#` (already validated by _HEAD).
-_OPERAND_NAMES = re.compile(r"[ \t]*%?([^ \t,]+)")
-
-
 def _operand(piece: str) -> Operand:
     """One `%name` or `%name#1` of a flat operand list."""
     name = piece.strip(" \t")
@@ -539,13 +535,54 @@ def _slow_instruction(line: str, offset: int, source: Source) -> Instruction:
     )
 
 
-def _signature(text: str) -> tuple[tuple[ParameterDecl, ...], Shape]:
+#: One `name: array-shape` of a signature and its comma (the common signature, no tuples).
+_FLAT_PARAM = re.compile(
+    r"[ \t]*%?(" + _BARE_NAME + r")[ \t]*:[ \t]*([a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?)"
+    r"[ \t]*(?:,|$)"
+)
+
+
+def _flat_params(text: str, shapes: dict[str, Shape]) -> list[ParameterDecl] | None:
+    """The parameters of a signature holding only array shapes, by one regex per parameter
+    (the shapes memoized); None when the text is anything else."""
+    if not text or text.isspace():
+        return None
+    out = []
+    pos = 0
+    end = len(text)
+    match = _FLAT_PARAM.match
+    while pos < end:
+        p = match(text, pos)
+        if p is None:
+            return None
+        pos = p.end()
+        if text[pos - 1] != "," and pos != end:  # pragma: no cover - `$` only matches at end
+            return None
+        if text[pos - 1] == "," and pos == end:
+            return None  # a trailing comma: let the general path decide
+        name, shape_text = p.groups()
+        shape = shapes.get(shape_text)
+        if shape is None:
+            shape = shapes[shape_text] = _shape(shape_text)
+        out.append(ParameterDecl(name, shape))
+    return out
+
+
+def _signature(
+    text: str, shapes: dict[str, Shape] | None = None
+) -> tuple[tuple[ParameterDecl, ...], Shape]:
+    """Parameters and result of `(p: shape, ...) -> shape`; `shapes` memoizes shape texts."""
     m = _SIGNATURE.fullmatch(text)
     if m is None:
         raise ScanFallback
     params_text, result_text = m.group(1), m.group(2)
     params = []
-    if params_text.strip():
+    flat = None
+    if "(" not in params_text:
+        flat = _flat_params(params_text, {} if shapes is None else shapes)
+    if flat is not None:
+        params = flat
+    elif params_text.strip():
         for a, b in _split_top(params_text):
             p = _PARAM.fullmatch(params_text[a:b])
             if p is None:
@@ -602,8 +639,12 @@ def _scan_lines(
         op = operand_cache[piece] = _operand(piece)
         return op
 
+    def plain(name: str) -> Operand:
+        """`%name` (operands are shared: a value used twice is one Operand)."""
+        op = operand_cache[name] = new(Operand, (name, None, None))
+        return op
+
     cache_get = operand_cache.get
-    names = _OPERAND_NAMES.findall
     comp_name = ""
     comp_entry = False
     comp_sig: tuple | None = None
@@ -645,7 +686,11 @@ def _scan_lines(
                         if "#" in inner:
                             operands = tuple([cache_get(p) or operand(p) for p in inner.split(",")])
                         else:
-                            operands = tuple([new(Operand, (n, None, None)) for n in names(inner)])
+                            # Validated by _HEAD: `%`, blanks and commas only separate names.
+                            flat = inner.replace("%", "").replace(" ", "")
+                            if "\t" in flat:
+                                flat = flat.replace("\t", "")
+                            operands = tuple([cache_get(n) or plain(n) for n in flat.split(",")])
                     attrs: Sequence[Attribute] = ()
                     if tail:
                         kind = tails.get(tail)
@@ -740,7 +785,7 @@ def _scan_lines(
                     raise ScanFallback
                 comp_entry = m.group(1) is not None
                 comp_name = m.group(2).removeprefix("%")
-                comp_sig = _signature(m.group(3).strip()) if m.group(3) else None
+                comp_sig = _signature(m.group(3).strip(), shapes) if m.group(3) else None
                 comp_start = line_offset + len(line) - len(line.lstrip(" \t"))
                 comp_line = index - 1
                 instructions = []

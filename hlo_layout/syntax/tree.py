@@ -175,8 +175,12 @@ class Instruction(NamedTuple):
         from hlo_layout.syntax.attrs import computation_names
 
         attributes = self.attributes
-        if isinstance(attributes, LazyAttributes) and not attributes.mentions(index.CALLS_RE):
-            return ()  # no need to split a tail that names no called computation
+        if not attributes:
+            return ()
+        if type(attributes) is LazyAttributes:
+            found = index.tail_callees(attributes._text)  # found without splitting the tail
+            if found is not None:
+                return found
         out: list[str] = []
         for a in attributes:
             if a.key in CALLED_COMPUTATION_KEYS:

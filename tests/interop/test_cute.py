@@ -38,8 +38,8 @@ from hlo_layout.interop.cute import (
 from hlo_layout.interop.errors import InteropError
 from hlo_layout.layout import element_offset, linear_index_with_tile, physical_axes, physical_dims
 from hlo_layout.layout.tiling import shape_tiles, tiled_elements
-from hlo_layout.syntax import COMBINE, ArrayShape, Layout, Tile, parse_file_modules, parse_shape
-from tests.conftest import hlo_files
+from hlo_layout.syntax import COMBINE, ArrayShape, Layout, Tile, parse_shape
+from tests.conftest import corpus_modules, hlo_files
 
 # --- the TLA document (CATLASS docs/2_Design/02_tla/01_layout.md) ------------------------------
 
@@ -251,7 +251,7 @@ def corpus_layouts() -> tuple[ArrayShape, ...]:
     """Every distinct (dims, minor_to_major, tiles) of an array in the corpus dumps."""
     seen: dict[object, ArrayShape] = {}
     for path in hlo_files():
-        for module in parse_file_modules(path):
+        for module in corpus_modules(path):
             for computation in module.computations:
                 for instruction in computation.instructions:
                     for _, leaf in instruction.shape.leaves():

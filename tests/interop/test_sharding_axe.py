@@ -27,7 +27,7 @@ from hlo_layout.interop.sharding_axe import (
     shard_value,
 )
 from hlo_layout.layout import element_offset, read_buffer_assignment
-from hlo_layout.syntax import ArrayShape, Layout, Tile, parse_file, parse_file_modules, parse_shape
+from hlo_layout.syntax import ArrayShape, Layout, Tile, parse_file, parse_shape
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.sharding import (
     REPLICATED,
@@ -37,7 +37,7 @@ from hlo_layout.syntax.sharding import (
     instruction_sharding,
     parse_sharding,
 )
-from tests.conftest import CORPUS, hlo_files
+from tests.conftest import CORPUS, corpus_modules, hlo_files
 
 CPU = CORPUS / "jax-cpu-spmd"
 TPU = CORPUS / "libtpu-v5e" / "sharded_mlp"
@@ -259,7 +259,7 @@ def test_every_sharded_corpus_instruction_has_shards() -> None:
     the layout has a CuTe form, an Axe layout."""
     count = 0
     for path in hlo_files():
-        for module in parse_file_modules(path):
+        for module in corpus_modules(path):
             if not any(
                 instruction_sharding(i) for c in module.computations for i in c.instructions
             ):

@@ -19,7 +19,7 @@ from hlo_layout.syntax.attrs import (
     window,
 )
 from hlo_layout.syntax.tree import Attribute
-from tests.conftest import hlo_files
+from tests.conftest import corpus_modules, hlo_files
 
 
 def attr(key: str, raw: str) -> Attribute:
@@ -117,11 +117,9 @@ def test_every_corpus_attribute_decodes() -> None:
     """Every attribute of the kinds above, in every corpus dump, decodes without error."""
     from collections import Counter
 
-    from hlo_layout.syntax import parse_file_modules
-
     seen: Counter[str] = Counter()
     for path in hlo_files():
-        for module in parse_file_modules(path):
+        for module in corpus_modules(path):
             for computation in module.computations:
                 for instruction in computation.instructions:
                     for a in instruction.attributes:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from hlo_layout.syntax import parse_modules, parse_shape, read_text
+from hlo_layout.syntax import parse_modules, parse_shape
 from hlo_layout.syntax.printer import print_module, print_shape
-from tests.conftest import corpus_id, hlo_files
+from tests.conftest import corpus_id, corpus_modules, hlo_files
 from tests.syntax.strategies import shapes
 
 FILES = hlo_files()
@@ -17,7 +17,7 @@ FILES = hlo_files()
 
 @pytest.mark.parametrize("path", FILES, ids=[corpus_id(p) for p in FILES])
 def test_module_round_trip(path: Path) -> None:
-    modules = parse_modules(read_text(path), str(path))
+    modules = corpus_modules(path)
     for module in modules:
         printed = print_module(module)
         (again,) = parse_modules(printed, "printed")

@@ -8,7 +8,6 @@ from functools import cache
 import pytest
 
 from hlo_layout.errors import HloSemanticError
-from hlo_layout.syntax import parse_file_modules
 from hlo_layout.syntax.sharding import (
     MAXIMAL,
     NAMED,
@@ -21,7 +20,7 @@ from hlo_layout.syntax.sharding import (
     instruction_sharding,
     parse_sharding,
 )
-from tests.conftest import hlo_files
+from tests.conftest import corpus_modules, hlo_files
 
 
 @cache
@@ -29,7 +28,7 @@ def corpus_shardings() -> dict[str, int]:
     """Every distinct `sharding=` text in the corpus, with how often it occurs."""
     out: dict[str, int] = {}
     for path in hlo_files():
-        for module in parse_file_modules(path):
+        for module in corpus_modules(path):
             for computation in module.computations:
                 for instruction in computation.instructions:
                     attr = instruction.attr("sharding")
@@ -64,7 +63,7 @@ def test_every_corpus_sharding_decodes_and_prints_back() -> None:
 def test_corpus_tuple_shardings_match_their_tuple_shapes() -> None:
     checked = 0
     for path in hlo_files():
-        for module in parse_file_modules(path):
+        for module in corpus_modules(path):
             for computation in module.computations:
                 for instruction in computation.instructions:
                     s = instruction_sharding(instruction)

@@ -7,14 +7,16 @@ in tests/data/xla-tests/KNOWN_DIFFERENCES.tsv, and the test fails when that list
 but only with an HloLayoutError (bad input), never another exception.
 
 `test_subset_*` runs on the committed copy (tests/data/xla-tests: a few files per syntax family);
-`test_whole_folder*` run on ../shared/corpus/xla-tests (5,908 files, about a minute each: marked
-slow, run them with `pytest -m slow`). Both tiers of the parser must read the same language: the
+`test_whole_folder*` run on ../shared/corpus/xla-tests (5,908 files, in 8 shards of equal work so
+that `pytest -n auto` runs them side by side; marked slow: `pytest -m slow` runs only them,
+`pytest -m "not slow"` skips them). Both tiers of the parser must read the same language: the
 fast scanner either builds the grammar's tree or declines.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import re
 from pathlib import Path
 
@@ -53,8 +55,9 @@ def _differences(results: list[FileResult]) -> dict[tuple[str, str], str]:
     return found
 
 
-def _check(folder: Path) -> list[FileResult]:
-    results = [check_file(p) for p in hlo_texts(folder)]
+def _check(folder: Path | list[Path]) -> list[FileResult]:
+    paths = hlo_texts(folder) if isinstance(folder, Path) else folder
+    results = [check_file(p) for p in paths]
     names = {r.name for r in results}
     known = {k: v for k, v in _known().items() if k[0] in names}
     found = _differences(results)
@@ -115,11 +118,11 @@ def test_subset_reads_each_syntax_family() -> None:
         assert readers, f"no file of the family {family!r} ({pattern!r}) is read"
 
 
-def _tiers_disagree(folder: Path) -> list[str]:
+def _tiers_disagree(folder: Path | list[Path]) -> list[str]:
     """Files the fast scanner reads differently from the grammar (it must read the same
     language or decline)."""
     bad = []
-    for path in hlo_texts(folder):
+    for path in hlo_texts(folder) if isinstance(folder, Path) else folder:
         text = read_text(path)
         try:
             fast = parse_modules(text, path.name, engine="scan", verify=False)
@@ -139,16 +142,48 @@ def test_subset_tiers_read_the_same_language() -> None:
     assert _tiers_disagree(SUBSET) == []
 
 
-@pytest.mark.slow
-def test_whole_folder_tiers_read_the_same_language() -> None:
+#: The whole folder in shards of about equal work (bytes plus a per-file cost), so that
+#: `pytest -n auto` runs them side by side; together they cover every file once.
+SHARDS = 8
+
+
+def _shard(index: int) -> list[Path]:
     if not SHARED.is_dir():
         pytest.skip(f"{SHARED} is absent (the team's shared corpus); the subset test still runs")
-    assert _tiers_disagree(SHARED) == []
+    return _shards()[index]
+
+
+@functools.cache
+def _shards() -> list[list[Path]]:
+    paths = hlo_texts(SHARED)
+    loads = [0] * SHARDS
+    shards: list[list[Path]] = [[] for _ in range(SHARDS)]
+    for path in sorted(paths, key=lambda p: -p.stat().st_size):
+        i = loads.index(min(loads))
+        shards[i].append(path)
+        loads[i] += path.stat().st_size + 20_000
+    assert sorted(p for s in shards for p in s) == paths
+    return [sorted(s) for s in shards]
 
 
 @pytest.mark.slow
-def test_whole_folder() -> None:
-    if not SHARED.is_dir():
-        pytest.skip(f"{SHARED} is absent (the team's shared corpus); the subset test still runs")
-    results = _check(SHARED)
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_whole_folder_tiers_read_the_same_language(shard: int) -> None:
+    assert _tiers_disagree(_shard(shard)) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_whole_folder(shard: int) -> None:
+    results = _check(_shard(shard))
     print(_summary(results))
+
+
+@pytest.mark.slow
+def test_known_differences_name_existing_files() -> None:
+    """Each shard checks the listed differences of its own files; a listed file that is in
+    neither folder would be checked by no shard."""
+    if not SHARED.is_dir():
+        pytest.skip(f"{SHARED} is absent (the team's shared corpus); the subset test still runs")
+    names = {p.name for p in hlo_texts(SHARED)} | {p.name for p in hlo_texts(SUBSET)}
+    assert not {f for f, _ in _known() if f not in names}

@@ -1,0 +1,103 @@
+"""Callees found in an unsplit attribute tail (`index.tail_callees`) equal what splitting the
+tail gives (`attrs.computation_names` over the split attributes), or it declines (None)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hlo_layout.syntax import parse_modules
+from hlo_layout.syntax.attrs import computation_names
+from hlo_layout.syntax.index import tail_callees
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
+from hlo_layout.syntax.tree import LazyAttributes
+from tests.conftest import corpus_id, corpus_modules, hlo_files
+
+
+def _split_callees(attributes: LazyAttributes) -> tuple[str, ...]:
+    out: list[str] = []
+    for a in attributes:
+        if a.key in CALLED_COMPUTATION_KEYS:
+            out.extend(computation_names(a))
+    return tuple(out)
+
+
+def _line(tail: str) -> str:
+    body = f"  ROOT x = f32[] add(a, b){tail}\n  a = f32[] parameter(0)\n"
+    return "HloModule m\nENTRY e {\n" + body + "}\n"
+
+
+def _lazy_tail(tail: str) -> LazyAttributes | None:
+    try:
+        (module,) = parse_modules(_line(tail), verify=False)
+    except Exception:
+        return None
+    attributes = module.entry.instructions[0].attributes
+    return attributes if isinstance(attributes, LazyAttributes) else None
+
+
+@pytest.mark.parametrize("path", hlo_files(), ids=corpus_id)
+def test_corpus_callees_equal_split(path):
+    for module in corpus_modules(path):
+        for computation in module.computations:
+            for instruction in computation.instructions:
+                attributes = instruction.attributes
+                if isinstance(attributes, LazyAttributes):
+                    found = tail_callees(attributes._text)
+                    assert found is None or found == _split_callees(attributes), instruction
+
+
+@pytest.mark.parametrize(
+    ("tail", "expected"),
+    [
+        (", calls=%f", ("f",)),
+        (', kind=kLoop, calls=%fused.1, metadata={op_name="x"}', ("fused.1",)),
+        (", dimensions={1}, to_apply=%add", ("add",)),
+        (", condition=%c, body=%b", ("c", "b")),
+        (", branch_computations={%a, %b.2}", ("a", "b.2")),
+        (', backend_config="{\\"calls=%x\\"}"', ()),
+        (', frontend_attributes={calls="y"}', ()),
+        (", _xla_calls=%z", ()),
+        (", calls = %f", ("f",)),
+        (", called_computations={}", ()),
+        (", calls=%f->g", None),
+    ],
+)
+def test_examples(tail, expected):
+    attributes = _lazy_tail(tail)
+    assert attributes is not None
+    if expected is not None:
+        assert _split_callees(attributes) == expected
+    assert tail_callees(attributes._text) == expected  # all in the forms read unsplit
+
+
+_PIECES = st.sampled_from(
+    [
+        ", calls=%f",
+        ", to_apply=%g.1",
+        ", body=b",
+        ", branch_computations={%a, %b}",
+        ", called_computations={%c}",
+        ", calls={%a,%b}",
+        ', backend_config="calls=%x, to_apply=%y"',
+        ', frontend_attributes={calls="q", body="r"}',
+        ", dimensions={1,2}",
+        ', metadata={op_name="a,b" source_line=3}',
+        ", slice={[0:2], [1:3]}",
+        ",  calls =  %spaced",
+        ", sharding={devices=[2,1]0,1}",
+        ', custom_call_target="calls"',
+        ", condition=%c /*index=1*/",
+        ", to_apply=%h, calls=%i",
+    ]
+)
+
+
+@given(st.lists(_PIECES, min_size=1, max_size=5))
+def test_generated_tails_equal_split(pieces):
+    attributes = _lazy_tail("".join(pieces))
+    if attributes is None:
+        return  # the scanner declined (or the grammar rejects): nothing unsplit to read
+    found = tail_callees(attributes._text)
+    assert found is None or found == _split_callees(attributes)

@@ -31,6 +31,7 @@ from hlo_layout.indexing.errors import IndexingError
 from hlo_layout.indexing.expr import ExprKind, VarSpace
 from hlo_layout.indexing.map import IndexingMap
 from hlo_layout.indexing.operand import (
+    NO_MAPS,
     UNKNOWN,
     InstructionIndexing,
     OperandIndexing,
@@ -64,6 +65,7 @@ BUDGET_NOTE = (
     "--computation of a called computation)"
 )
 
+_UNKNOWN_SLOT = frozenset({UNKNOWN})
 _BUDGET = "indexing_steps_left"
 _BUDGET_SIZE = "indexing_steps_size"
 _DEPTH = "indexing_nesting_depth"
@@ -114,6 +116,13 @@ class _Facts:
     #: Per post-order position, a bit set of the parameters (slot k = bit k) it reads; built
     #: only when the budget runs out.
     reach: list[int] | None = None
+    _slots: dict[str, int] | None = None
+
+    def slot_of(self) -> dict[str, int]:
+        """Parameter name → its slot (parameter number order)."""
+        if self._slots is None:
+            self._slots = {p.name: k for k, p in enumerate(self.params)}
+        return self._slots
 
     def reads(self, name: str, element: int | None) -> int:
         """The parameters instruction `name` (element `element` of a tuple) reads, as bits."""
@@ -130,7 +139,7 @@ class _Facts:
 
 
 def _reach(facts: _Facts) -> list[int]:
-    slot = {p.name: k for k, p in enumerate(facts.params)}
+    slot = facts.slot_of()
     reach: list[int] = []
     position = facts.position
     for node in facts.order:
@@ -348,10 +357,9 @@ def _visit_output_to_input(walk: _Walk, cluster: Cluster, instruction: Instructi
         output = 0 if instruction.opcode == GET_TUPLE_ELEMENT else key.element or 0
         produced = output_to_input(ctx, output)
         walk.note(produced.notes)
-        for k, slot in enumerate(produced.maps):
-            if slot:
-                target = _operand_key(comp, instruction, k)
-                walk.add(target, [walk.compose(c, p) for p in slot for c in consumers])
+        for k, slot in produced.nonempty():
+            target = _operand_key(comp, instruction, k)
+            walk.add(target, [walk.compose(c, p) for p in slot for c in consumers])
 
 
 def grouped_output_to_input(
@@ -524,7 +532,7 @@ def _output_to_input(
     params = facts.params
     if root.opcode == PARAMETER:
         seed = _seed(root.shape, None)
-        slots = [frozenset({seed}) if p is root else frozenset() for p in params]
+        slots = [frozenset({seed}) if p is root else NO_MAPS for p in params]
         return InstructionIndexing(tuple(slots))
     cluster = Cluster(computation)
     grouped = grouped_output_to_input(module, cluster, root.name, output_id, session=session)
@@ -532,7 +540,12 @@ def _output_to_input(
     for key, value in grouped.maps.items():
         if key.computation == computation.name:
             by_name.setdefault(key.name, set()).update(value)
-    slots = [frozenset(by_name.get(p.name, ())) for p in params]
+    slots = [NO_MAPS] * len(params)
+    slot_of = facts.slot_of()
+    for name, value in by_name.items():
+        k = slot_of.get(name)
+        if k is not None:
+            slots[k] = frozenset(value)
     return InstructionIndexing(tuple(slots), grouped.notes)
 
 
@@ -618,12 +631,13 @@ def _input_to_output(
         slots = []
         for j in range(outputs):
             reads = facts.reads(root.name, j if tuple_root else None)
-            slots.append(frozenset({UNKNOWN}) if reads >> input_id & 1 else frozenset())
+            slots.append(_UNKNOWN_SLOT if reads >> input_id & 1 else NO_MAPS)
         return InstructionIndexing(tuple(slots), (_budget_note(session, module),))
-    slots = []
-    for j in range(outputs):
-        element = j if tuple_root else None
-        slots.append(frozenset(walk.maps.get(NodeRef(computation.name, root.name, element), ())))
+    slots = [NO_MAPS] * outputs
+    for key in walk.keys_of(computation.name, root.name):
+        j = key.element if tuple_root else 0
+        if j is not None and 0 <= j < outputs:
+            slots[j] = frozenset(walk.maps[key])
     return InstructionIndexing(tuple(slots), tuple(walk.notes))
 
 
@@ -655,10 +669,9 @@ def _visit_input_to_output(
             produced = input_to_output(ctx, k)
             walk.note(produced.notes)
             tuple_result = isinstance(user.shape, TupleShape)
-            for j, slot in enumerate(produced.maps):
-                if slot:
-                    target = NodeRef(computation.name, user.name, j if tuple_result else None)
-                    walk.add(target, [walk.compose(c, p) for p in slot for c in current])
+            for j, slot in produced.nonempty():
+                target = NodeRef(computation.name, user.name, j if tuple_result else None)
+                walk.add(target, [walk.compose(c, p) for p in slot for c in current])
 
 
 def fusion_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:

@@ -15,7 +15,8 @@ variables before the producer's, while the composed map numbers the producer's f
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,8 @@ class OperandIndexing:
 
 
 UNKNOWN = OperandIndexing(UNDEFINED)
+#: The empty slot, shared (a tuple of n slots is built n times for n outputs).
+NO_MAPS: frozenset[OperandIndexing] = frozenset()
 
 
 def format_operand_indexing(oi: OperandIndexing) -> str:
@@ -194,6 +197,11 @@ class InstructionIndexing:
             self.notes,
         )
 
+    def nonempty(self) -> Iterator[tuple[int, frozenset[OperandIndexing]]]:
+        """(k, slot) for the slots holding maps: a tuple's rule has one among thousands, and
+        this skips the empty ones at C speed."""
+        return itertools.compress(enumerate(self.maps), self.maps)
+
     def to_string(self) -> str:
         """XLA's `HloInstructionIndexing::ToString`: `operand id = k ` then the maps, per line.
 
@@ -210,6 +218,7 @@ class InstructionIndexing:
 
 
 __all__ = [
+    "NO_MAPS",
     "UNKNOWN",
     "InstructionIndexing",
     "OperandIndexing",

@@ -248,8 +248,9 @@ def indexing_report(
             else:
                 indexing = output_to_input(OpContext(inst, comp, module, session), j)
             note(indexing)
-            for k, slot in enumerate(indexing.maps[: len(operands)]):
-                add(k, j, slot, operands[k][1])
+            for k, slot in indexing.nonempty():
+                if k < len(operands):
+                    add(k, j, slot, operands[k][1])
     else:
         for k in range(len(operands)):
             if inst is None:
@@ -257,8 +258,9 @@ def indexing_report(
             else:
                 indexing = input_to_output(OpContext(inst, comp, module, session), k)
             note(indexing)
-            for j, slot in enumerate(indexing.maps[: len(outputs)]):
-                add(k, j, slot, outputs[j])
+            for j, slot in indexing.nonempty():
+                if j < len(outputs):
+                    add(k, j, slot, outputs[j])
     return IndexingReport(
         file=file,
         module=module.name,

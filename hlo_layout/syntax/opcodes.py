@@ -76,6 +76,10 @@ COLLECTIVES = frozenset(
     }
 )
 
+#: The all-reduce family (sync, and the async start/done pair): on one device, each output reads
+#: the same element of its operand.
+ALL_REDUCE = frozenset({"all-reduce", "all-reduce-start", "all-reduce-done"})
+
 #: Opcodes whose result is (part of) an operand's buffer, so they define no new value
 #: (HloDataflowAnalysis: these ops forward their operands' values).
 FORWARDING = frozenset(
@@ -146,6 +150,7 @@ def is_forwarding(opcode: str) -> bool:
 
 
 __all__ = [
+    "ALL_REDUCE",
     "ASYNC_DONE",
     "ASYNC_START",
     "ASYNC_UPDATE",

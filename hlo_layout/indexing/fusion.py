@@ -84,16 +84,21 @@ class _TooDeep(Exception):
         self.task = task
 
 
+def _module_size(module: Module | None) -> int:
+    return 0 if module is None else sum(len(c.instructions) for c in module.computations)
+
+
 def step_budget(module: Module | None) -> int:
     """Steps one analysis may spend on `module` (STEPS_PER_INSTRUCTION per instruction)."""
-    size = 0 if module is None else sum(len(c.instructions) for c in module.computations)
-    return max(MIN_STEPS, STEPS_PER_INSTRUCTION * size)
+    return max(MIN_STEPS, STEPS_PER_INSTRUCTION * _module_size(module))
 
 
 def _spend(session: dict[Any, Any], module: Module | None, steps: int) -> None:
     left = session.get(_BUDGET)
     if left is None:
-        left = session[_BUDGET_SIZE] = step_budget(module)
+        size = _module_size(module)
+        session[_BUDGET_SIZE] = (max(MIN_STEPS, STEPS_PER_INSTRUCTION * size), size)
+        left = session[_BUDGET_SIZE][0]
     left -= steps
     session[_BUDGET] = left
     if left < 0:
@@ -101,8 +106,8 @@ def _spend(session: dict[Any, Any], module: Module | None, steps: int) -> None:
 
 
 def _budget_note(session: dict[Any, Any], module: Module | None) -> str:
-    size = 0 if module is None else sum(len(c.instructions) for c in module.computations)
-    return BUDGET_NOTE.format(steps=session.get(_BUDGET_SIZE, step_budget(module)), size=size)
+    steps, size = session.get(_BUDGET_SIZE) or (step_budget(module), _module_size(module))
+    return BUDGET_NOTE.format(steps=steps, size=size)
 
 
 @dataclass(slots=True)

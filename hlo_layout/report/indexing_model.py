@@ -36,6 +36,10 @@ SCHEMA_VERSION = 1
 Direction = Literal["out2in", "in2out"]
 Kind = Literal["fusion", "instruction", "computation"]
 
+#: The name that stands for the module's entry computation (`--computation ENTRY`), or for its
+#: root instruction (`--instruction ENTRY`, `--fusion ENTRY`), unless something is named so.
+ENTRY_ALIAS = "ENTRY"
+
 #: How many names a "did you mean" list shows.
 MAX_CANDIDATES = 20
 
@@ -142,7 +146,9 @@ def find_target(
     computation: str | None = None,
 ) -> tuple[str, Module, Computation, Instruction | None]:
     """(file, module, computation, instruction) named by exactly one of the three selectors;
-    `instruction` is None for a computation. Raises IndexingTargetError with candidates."""
+    `instruction` is None for a computation. `ENTRY` (ENTRY_ALIAS) names the entry computation,
+    or its root for --instruction/--fusion, unless a computation or instruction is named so.
+    Raises IndexingTargetError with candidates."""
     given = [s for s in (fusion, instruction, computation) if s is not None]
     if len(given) > 1:
         raise IndexingTargetError("give only one of --fusion, --instruction, --computation")
@@ -152,6 +158,10 @@ def find_target(
             found = module.computation(name)
             if found is not None:
                 return file, module, found, None
+        if name == ENTRY_ALIAS:
+            for file, module in modules:
+                if module.entry is not None:
+                    return file, module, module.entry, None
         names = [c.name for _, m in modules for c in m.computations]
         raise _missing("computation", computation, names)
     wanted = (fusion or instruction or "").removeprefix("%") or None
@@ -161,6 +171,18 @@ def find_target(
     for file, module, comp, inst in pool:
         if inst.name == wanted:
             return file, module, comp, inst
+    if wanted == ENTRY_ALIAS and not any(t[3].name == wanted for t in everything):
+        for file, module in modules:
+            entry = module.entry
+            root = entry.root if entry is not None else None
+            if entry is None or root is None:
+                continue
+            if kind == "fusion" and root.opcode != FUSION:
+                raise IndexingTargetError(
+                    f"the ENTRY computation's root '{root.name}' is a {root.opcode}, not a "
+                    "fusion; use --instruction ENTRY or --computation ENTRY"
+                )
+            return file, module, entry, root
     if kind == "fusion" and any(t[3].name == wanted for t in everything):
         raise IndexingTargetError(f"'{wanted}' is not a fusion; use --instruction {wanted}")
     raise _missing(kind, wanted, [t[3].name for t in pool])

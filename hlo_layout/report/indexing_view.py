@@ -50,12 +50,10 @@ def _operand(op: OperandReport, report: IndexingReport, legacy: bool) -> Iterato
     if not op.maps:
         empty = "not read" if report.direction == "out2in" else "reaches no output"
         yield Padding(Text(empty, style="hlo.muted"), (0, 0, 0, 2), expand=False)
-        return
-    # One indented block per operand: a Padding per line costs ~0.2 ms, and a computation's
-    # report can hold hundreds of thousands of lines.
     multi_output = len(report.outputs) > 1
-    lines = [line for e in op.maps for line in _map_lines(e, multi_output, report, legacy)]
-    yield Padding(Text("\n").join(lines), (0, 0, 0, 2), expand=False)
+    for entry in op.maps:
+        for line in _map_lines(entry, multi_output, report, legacy):
+            yield Padding(line, (0, 0, 0, 2), expand=False)
 
 
 @group()

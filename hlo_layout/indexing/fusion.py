@@ -48,27 +48,32 @@ from hlo_layout.syntax.tree import Computation, Instruction, Module
 #: longer useful, and composing it further is quadratic.
 MAX_MAPS_PER_OPERAND = 256
 
-#: Steps (one rule applied at an instruction, or one pair of maps composed) an analysis may spend
-#: per instruction of the module, and at least. A whole-computation walk costs one walk per
-#: output over everything that output reads, which for a training step's ENTRY (a thousand
-#: outputs, each reading 30,000 instructions) is hours; the budget keeps `indexing` within a
-#: small multiple of reading the file.
-STEPS_PER_INSTRUCTION = 4
-MIN_STEPS = 200_000
+#: Steps an analysis may spend per instruction of the module, and at least. A rule applied at
+#: an instruction costs VISIT_STEPS; composing two maps costs one step per expression node of
+#: the two (simplification time follows their size: 0.02 ms for 5 nodes, 2.6 ms for 100). A
+#: whole-computation walk costs one walk per output over everything that output reads, which
+#: for a training step's ENTRY (a thousand outputs, each reading 30,000 instructions) is hours;
+#: the budget keeps `indexing` within a small multiple of reading the file (about 0.1 ms of
+#: walking per instruction; one step is about 20 µs).
+STEPS_PER_INSTRUCTION = 6
+MIN_STEPS = 50_000
+VISIT_STEPS = 4
 
 #: Nested fusion/call walks followed by plain recursion before the explicit stack takes over.
 MAX_NESTED_WALKS = 32
 
 BUDGET_NOTE = (
-    "stopped composing after {steps} steps (the budget for a module of {size} instructions): "
-    "maps not computed are unknown; index a smaller target (--fusion, --instruction, or "
-    "--computation of a called computation)"
+    "stopped composing: the analysis may spend {steps} steps on a module of {size} "
+    "instructions (shared among the outputs); maps not computed are unknown; index a smaller "
+    "target (--fusion, --instruction, or --computation of a called computation)"
 )
 
 _UNKNOWN_SLOT = frozenset({UNKNOWN})
 _BUDGET = "indexing_steps_left"
 _BUDGET_SIZE = "indexing_steps_size"
 _DEPTH = "indexing_nesting_depth"
+_PARTS = "indexing_budget_parts"
+_FLOOR = "indexing_budget_floor"
 
 
 class BudgetExhausted(Exception):
@@ -93,16 +98,28 @@ def step_budget(module: Module | None) -> int:
     return max(MIN_STEPS, STEPS_PER_INSTRUCTION * _module_size(module))
 
 
-def _spend(session: dict[Any, Any], module: Module | None, steps: int) -> None:
+def _budget_left(session: dict[Any, Any], module: Module | None) -> int:
     left = session.get(_BUDGET)
     if left is None:
         size = _module_size(module)
         session[_BUDGET_SIZE] = (max(MIN_STEPS, STEPS_PER_INSTRUCTION * size), size)
-        left = session[_BUDGET_SIZE][0]
-    left -= steps
+        left = session[_BUDGET] = session[_BUDGET_SIZE][0]
+    return left  # type: ignore[no-any-return]
+
+
+def _spend(session: dict[Any, Any], module: Module | None, steps: int) -> None:
+    left = _budget_left(session, module) - steps
     session[_BUDGET] = left
-    if left < 0:
+    if left < session.get(_FLOOR, 0):
         raise BudgetExhausted()
+
+
+def share_budget(session: dict[Any, Any], module: Module | None, parts: int) -> None:
+    """Split what is left of the step budget over the next `parts` whole-computation walks
+    (e.g. one per output of the target): each may spend its share plus what the walks before it
+    left unspent, so a few expensive outputs cannot leave the cheap ones unknown."""
+    _budget_left(session, module)
+    session[_PARTS] = max(1, parts)
 
 
 def _budget_note(session: dict[Any, Any], module: Module | None) -> str:
@@ -264,7 +281,7 @@ class _Walk:
         the two do not fit, which a rule's own rank check should already have prevented."""
         if consumer.is_undefined or producer.is_undefined:
             return UNKNOWN
-        _spend(self.session, self.module, 1)
+        _spend(self.session, self.module, 1 + _size(consumer) + _size(producer))
         if _is_plain_identity(producer) and _fits(consumer, producer):
             return consumer
         try:
@@ -277,6 +294,21 @@ class _Walk:
         for n in notes:
             if n not in self.notes:
                 self.notes.append(n)
+
+
+def _size(oi: OperandIndexing) -> int:
+    """Expression nodes of a map's results and constraints (and its runtime variables' maps):
+    what composing and simplifying it costs, in budget steps."""
+    maps = [oi.map, *(rv.map for rv in oi.rt_vars)]
+    stack = [e for m in maps for e in m.results] + [e for m in maps for e, _ in m.constraints]
+    count = 0
+    while stack:
+        e = stack.pop()
+        count += 1
+        if e.lhs is not None and e.rhs is not None:
+            stack.append(e.lhs)
+            stack.append(e.rhs)
+    return count
 
 
 def _is_plain_identity(oi: OperandIndexing) -> bool:
@@ -355,7 +387,7 @@ def _visit_output_to_input(walk: _Walk, cluster: Cluster, instruction: Instructi
         return  # a parameter is a leaf: it stands for the caller's operand
     for key in sorted(keys, key=lambda k: (k.element is not None, k.element or 0)):
         consumers = list(walk.maps[key])
-        _spend(walk.session, walk.module, 1)
+        _spend(walk.session, walk.module, VISIT_STEPS)
         ctx = OpContext(instruction, comp, walk.module, walk.session)
         # A get-tuple-element's element map was keyed on the producer by `_operand_key`; the
         # GTE itself is the identity.
@@ -489,6 +521,11 @@ def _run(task: _Task, session: dict[Any, Any]) -> InstructionIndexing:
         finally:
             session[_DEPTH] = depth
         return result
+    parts = session.get(_PARTS)
+    if parts:
+        left = _budget_left(session, task.module)
+        session[_FLOOR] = left - left // parts
+        session[_PARTS] = parts - 1
     stack = [task]
     while stack:
         top = stack[-1]
@@ -547,10 +584,10 @@ def _output_to_input(
             by_name.setdefault(key.name, set()).update(value)
     slots = [NO_MAPS] * len(params)
     slot_of = facts.slot_of()
-    for name, value in by_name.items():
+    for name, found in by_name.items():
         k = slot_of.get(name)
         if k is not None:
-            slots[k] = frozenset(value)
+            slots[k] = frozenset(found)
     return InstructionIndexing(tuple(slots), grouped.notes)
 
 
@@ -640,9 +677,9 @@ def _input_to_output(
         return InstructionIndexing(tuple(slots), (_budget_note(session, module),))
     slots = [NO_MAPS] * outputs
     for key in walk.keys_of(computation.name, root.name):
-        j = key.element if tuple_root else 0
-        if j is not None and 0 <= j < outputs:
-            slots[j] = frozenset(walk.maps[key])
+        out = key.element if tuple_root else 0
+        if out is not None and 0 <= out < outputs:
+            slots[out] = frozenset(walk.maps[key])
     return InstructionIndexing(tuple(slots), tuple(walk.notes))
 
 
@@ -670,7 +707,7 @@ def _visit_input_to_output(
                 continue
             if operand.index != key.element:
                 continue
-            _spend(session, module, 1)
+            _spend(session, module, VISIT_STEPS)
             produced = input_to_output(ctx, k)
             walk.note(produced.notes)
             tuple_result = isinstance(user.shape, TupleShape)

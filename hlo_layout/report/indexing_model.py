@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hlo_layout.errors import HloLayoutError
-from hlo_layout.indexing.fusion import computation_input_to_output, computation_output_to_input
+from hlo_layout.indexing.fusion import (
+    computation_input_to_output,
+    computation_output_to_input,
+    share_budget,
+)
 from hlo_layout.indexing.operand import (
     UNKNOWN,
     InstructionIndexing,
@@ -263,6 +267,7 @@ def indexing_report(
     def note(indexing: InstructionIndexing) -> None:
         notes.extend(n for n in indexing.notes if n not in notes)
 
+    share_budget(session, module, len(outputs) if direction == "out2in" else len(operands))
     if direction == "out2in":
         for j in range(len(outputs)):
             if inst is None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hlo_layout.errors import HloLayoutError
+from hlo_layout.errors import HloLayoutError, HloSemanticError
 from hlo_layout.indexing.fusion import (
     computation_input_to_output,
     computation_output_to_input,
@@ -236,6 +236,26 @@ def indexing_report(
     file, module, comp, inst = find_target(
         modules, fusion=fusion, instruction=instruction, computation=computation
     )
+    try:
+        return _report(file, module, comp, inst, direction, physical)
+    except RecursionError:
+        # Nesting is walked iteratively (indexing/fusion.py); an expression or a rule that still
+        # recurses too deep is reported at the target, as bad input (exit 3), with its place.
+        what = f"'{inst.name}'" if inst is not None else f"computation '{comp.name}'"
+        span = inst.span if inst is not None and inst.span is not None else comp.span
+        raise HloSemanticError(
+            f"{what} is nested too deeply to index (Python's recursion limit)", span
+        ) from None
+
+
+def _report(
+    file: str,
+    module: Module,
+    comp: Computation,
+    inst: Instruction | None,
+    direction: Direction,
+    physical: bool,
+) -> IndexingReport:
     session: dict[Any, Any] = {}
     if inst is None:
         root = comp.root

@@ -126,10 +126,9 @@ def tpu_like(sources: Sequence[Path], target_bytes: int) -> str:
             )
             if isinstance(shape, TupleShape):
                 for k, element in enumerate(shape.elements):
-                    body_lines.append(
-                        f"  {call}.{k} = {print_shape(element)} get-tuple-element({call}), index={k}"
-                    )
-                    flat.append((f"{call}.{k}", print_shape(element)))
+                    text = print_shape(element)
+                    body_lines.append(f"  {call}.{k} = {text} get-tuple-element({call}), index={k}")
+                    flat.append((f"{call}.{k}", text))
             else:
                 flat.append((call, print_shape(shape)))
             size += len(body)

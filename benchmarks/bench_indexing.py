@@ -136,9 +136,9 @@ def tpu_like(sources: Sequence[Path], target_bytes: int) -> str:
             if size >= target_bytes:
                 break
     shapes = ", ".join(s for _, s in flat)
-    names = ", ".join(n for n, _ in flat)
+    operands = ", ".join(n for n, _ in flat)
     out += ["ENTRY %tpu_like_main {", *params, *body_lines]
-    out += [f"  ROOT t = ({shapes}) tuple({names})", "}"]
+    out += [f"  ROOT t = ({shapes}) tuple({operands})", "}"]
     return "\n".join(out) + "\n"
 
 

@@ -111,9 +111,7 @@ def tpu_like(sources: Sequence[Path], target_bytes: int) -> str:
             rename = re.compile(
                 r"(?<![\w.\-])(%?)(" + "|".join(map(re.escape, names)) + r")(?![\w\-]|\.\w)"
             )
-            body = rename.sub(
-                lambda m, k=copy: f"{m.group(1)}{m.group(2)}.c{k}", text[found.start() :]
-            )
+            body = rename.sub(rf"\g<1>\g<2>.c{copy}", text[found.start() :])
             out.append(re.sub(r"^ENTRY ", "", body, flags=re.M))
             args = []
             for p in entry.parameter_instructions:

@@ -49,15 +49,16 @@ from hlo_layout.syntax.tree import Computation, Instruction, Module
 MAX_MAPS_PER_OPERAND = 256
 
 #: Steps an analysis may spend per instruction of the module, and at least. A rule applied at
-#: an instruction costs VISIT_STEPS; composing two maps costs one step per expression node of
-#: the two (simplification time follows their size: 0.02 ms for 5 nodes, 2.6 ms for 100). A
+#: an instruction costs VISIT_STEPS plus the size of the maps it built; composing two maps costs one step per expression node of
+#: the two (simplification time follows their size: 0.02 ms for 5 nodes, 2.6 ms for 100), or
+#: one step when the producer is an elementwise identity (no simplification). A
 #: whole-computation walk costs one walk per output over everything that output reads, which
 #: for a training step's ENTRY (a thousand outputs, each reading 30,000 instructions) is hours;
 #: the budget keeps `indexing` within a small multiple of reading the file (about 0.1 ms of
 #: walking per instruction; one step is about 20 µs).
 STEPS_PER_INSTRUCTION = 6
 MIN_STEPS = 50_000
-VISIT_STEPS = 4
+VISIT_STEPS = 1
 
 #: Nested fusion/call walks followed by plain recursion before the explicit stack takes over.
 MAX_NESTED_WALKS = 32
@@ -281,9 +282,10 @@ class _Walk:
         the two do not fit, which a rule's own rank check should already have prevented."""
         if consumer.is_undefined or producer.is_undefined:
             return UNKNOWN
-        _spend(self.session, self.module, 1 + _size(consumer) + _size(producer))
         if _is_plain_identity(producer) and _fits(consumer, producer):
+            _spend(self.session, self.module, 1)
             return consumer
+        _spend(self.session, self.module, 1 + _size(consumer) + _size(producer))
         try:
             return simplify_operand_indexing(compose_operand_indexing(consumer, producer))
         except IndexingError as e:
@@ -294,6 +296,12 @@ class _Walk:
         for n in notes:
             if n not in self.notes:
                 self.notes.append(n)
+
+
+def _visit_steps(produced: InstructionIndexing) -> int:
+    """What applying a rule cost: VISIT_STEPS plus the size of the maps it built (a bitcast
+    between tiled layouts builds large ones)."""
+    return VISIT_STEPS + sum(_size(oi) for _, slot in produced.nonempty() for oi in slot)
 
 
 def _size(oi: OperandIndexing) -> int:
@@ -390,12 +398,12 @@ def _visit_output_to_input(walk: _Walk, cluster: Cluster, instruction: Instructi
         return  # a parameter is a leaf: it stands for the caller's operand
     for key in sorted(keys, key=lambda k: (k.element is not None, k.element or 0)):
         consumers = list(walk.maps[key])
-        _spend(walk.session, walk.module, VISIT_STEPS)
         ctx = OpContext(instruction, comp, walk.module, walk.session)
         # A get-tuple-element's element map was keyed on the producer by `_operand_key`; the
         # GTE itself is the identity.
         output = 0 if instruction.opcode == GET_TUPLE_ELEMENT else key.element or 0
         produced = output_to_input(ctx, output)
+        _spend(walk.session, walk.module, _visit_steps(produced))
         walk.note(produced.notes)
         for k, slot in produced.nonempty():
             target = _operand_key(comp, instruction, k)
@@ -710,8 +718,8 @@ def _visit_input_to_output(
                 continue
             if operand.index != key.element:
                 continue
-            _spend(session, module, VISIT_STEPS)
             produced = input_to_output(ctx, k)
+            _spend(session, module, _visit_steps(produced))
             walk.note(produced.notes)
             tuple_result = isinstance(user.shape, TupleShape)
             for j, slot in produced.nonempty():

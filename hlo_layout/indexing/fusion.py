@@ -48,14 +48,14 @@ from hlo_layout.syntax.tree import Computation, Instruction, Module
 #: longer useful, and composing it further is quadratic.
 MAX_MAPS_PER_OPERAND = 256
 
-#: Steps an analysis may spend per instruction of the module, and at least. A rule applied at
-#: an instruction costs VISIT_STEPS plus the size of the maps it built; composing two maps costs one step per expression node of
-#: the two (simplification time follows their size: 0.02 ms for 5 nodes, 2.6 ms for 100), or
-#: one step when the producer is an elementwise identity (no simplification). A
-#: whole-computation walk costs one walk per output over everything that output reads, which
-#: for a training step's ENTRY (a thousand outputs, each reading 30,000 instructions) is hours;
-#: the budget keeps `indexing` within a small multiple of reading the file (about 0.1 ms of
-#: walking per instruction; one step is about 20 µs).
+#: Steps an analysis may spend per instruction of the module, and at least. Applying a rule
+#: at an instruction costs VISIT_STEPS plus the size of the maps it built; composing two maps
+#: costs one step per expression node of the two (simplification time follows their size:
+#: 0.02 ms for 5 nodes, 2.6 ms for 100), or one step when the producer is an elementwise
+#: identity (nothing to simplify). A whole-computation walk costs one walk per output over
+#: everything that output reads, which for a training step's ENTRY (a thousand outputs, each
+#: reading 30,000 instructions) is hours; the budget keeps `indexing --computation` within a
+#: small multiple of reading the file (one step is 20-40 µs).
 STEPS_PER_INSTRUCTION = 6
 MIN_STEPS = 50_000
 VISIT_STEPS = 1

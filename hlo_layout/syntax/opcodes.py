@@ -19,6 +19,8 @@ FUSION = "fusion"
 CUSTOM_CALL = "custom-call"
 GET_TUPLE_ELEMENT = "get-tuple-element"
 TUPLE = "tuple"
+IOTA = "iota"
+CALL = "call"
 
 #: Callers whose called computations run as real code with buffers of their own (a fusion's,
 #: a reduce's `to_apply`, a sort's comparator are inlined and allocate nothing of their own).
@@ -154,6 +156,7 @@ __all__ = [
     "ASYNC_DONE",
     "ASYNC_START",
     "ASYNC_UPDATE",
+    "CALL",
     "CALLED_COMPUTATION_KEYS",
     "COLLECTIVES",
     "CONSTANT",
@@ -163,6 +166,7 @@ __all__ = [
     "FORWARDING",
     "FUSION",
     "GET_TUPLE_ELEMENT",
+    "IOTA",
     "PARAMETER",
     "SEQUENTIAL_CALLERS",
     "TUPLE",

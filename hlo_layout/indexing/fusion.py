@@ -247,6 +247,8 @@ class _Walk:
     sign: int = -1
     #: Which names may be queued (None: every instruction of `computation`).
     members: Callable[[str], bool] | None = None
+    #: (tuple, user) pairs already made unknown by `_whole_tuple_read`.
+    whole_reads: set[tuple[str, str]] = field(default_factory=set)
 
     def keys_of(self, computation: str, name: str) -> list[NodeRef]:
         return self.keys.get((computation, name), [])
@@ -408,6 +410,25 @@ def _visit_output_to_input(walk: _Walk, cluster: Cluster, instruction: Instructi
         for k, slot in produced.nonempty():
             target = _operand_key(comp, instruction, k)
             walk.add(target, [walk.compose(c, p) for p in slot for c in consumers])
+        if key.element is None and UNKNOWN in walk.maps[key]:
+            _whole_tuple_unknown(walk, ctx, output)
+
+
+def _whole_tuple_unknown(walk: _Walk, ctx: OpContext, asked: int) -> None:
+    """An unknown read of a whole tuple-shaped value (a `while` reading its init tuple) reads
+    every element, not just the one a tuple's identity stands for (element 0, XLA's
+    `CreateIdentityMap`): what the other outputs read is unknown too, never "not read"."""
+    shape = ctx.instruction.shape
+    if not isinstance(shape, TupleShape) or ctx.opcode == GET_TUPLE_ELEMENT:
+        return
+    for j in range(len(shape.elements)):
+        if j == asked:
+            continue
+        produced = output_to_input(ctx, j)
+        _spend(walk.session, walk.module, VISIT_STEPS)
+        walk.note(produced.notes)
+        for k, _ in produced.nonempty():
+            walk.add(_operand_key(ctx.computation, ctx.instruction, k), [UNKNOWN])
 
 
 def grouped_output_to_input(
@@ -717,6 +738,8 @@ def _visit_input_to_output(
                 walk.add(NodeRef(computation.name, user.name), current)
                 continue
             if operand.index != key.element:
+                if operand.index is None and key.element is not None:
+                    _whole_tuple_read(walk, computation, node, user)
                 continue
             produced = input_to_output(ctx, k)
             _spend(session, module, _visit_steps(produced))
@@ -725,6 +748,23 @@ def _visit_input_to_output(
             for j, slot in produced.nonempty():
                 target = NodeRef(computation.name, user.name, j if tuple_result else None)
                 walk.add(target, [walk.compose(c, p) for p in slot for c in current])
+
+
+def _whole_tuple_read(
+    walk: _Walk, computation: Computation, node: Instruction, user: Instruction
+) -> None:
+    """`user` reads all of tuple `node`, one element of which carries maps: rules index arrays,
+    so what the element reaches through `user` is unknown (never dropped)."""
+    if (node.name, user.name) in walk.whole_reads:
+        return
+    walk.whole_reads.add((node.name, user.name))
+    walk.note([f"{user.opcode} '{user.name}' reads all of tuple '{node.name}': unknown"])
+    shape = user.shape
+    if isinstance(shape, TupleShape):
+        for j in range(len(shape.elements)):
+            walk.add(NodeRef(computation.name, user.name, j), [UNKNOWN])
+    else:
+        walk.add(NodeRef(computation.name, user.name), [UNKNOWN])
 
 
 def fusion_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:

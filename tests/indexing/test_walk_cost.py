@@ -213,3 +213,33 @@ def test_cli_entry_and_a_recursion_limit_with_its_place(
     result = runner.invoke(app, ["indexing", str(path), "-i", "r"])
     assert result.exit_code == 3
     assert f"{path}:8:3: error: 'r' is nested too deeply" in result.stderr
+
+
+WHILE = """HloModule m
+cond {
+  s = (f32[4], f32[4]) parameter(0)
+  ROOT c = pred[] constant(true)
+}
+body {
+  s = (f32[4], f32[4]) parameter(0)
+  ROOT t = (f32[4], f32[4]) tuple(s#0, s#1)
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  t = (f32[4], f32[4]) tuple(a, b)
+  w = (f32[4], f32[4]) while(t), condition=cond, body=body
+  ROOT g = f32[4] get-tuple-element(w), index=1
+}
+"""
+
+
+@pytest.mark.parametrize("direction", ["out2in", "in2out"])
+def test_a_whole_tuple_read_is_unknown_for_every_element(direction: str) -> None:
+    """The while reads all of `t`: both parameters reach `g` in a way we cannot index. (Both
+    directions said one of them is not read at all.)"""
+    report = indexing_report([("f", parse(WHILE))], computation="e", direction=direction)
+    assert [(op.name, op.unknown, len(op.maps)) for op in report.operands] == [
+        ("a", True, 1),
+        ("b", True, 1),
+    ]

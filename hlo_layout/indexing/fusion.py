@@ -56,8 +56,8 @@ MAX_MAPS_PER_OPERAND = 256
 #: everything that output reads, which for a training step's ENTRY (a thousand outputs, each
 #: reading 30,000 instructions) is hours; the budget keeps `indexing --computation` within a
 #: small multiple of reading the file (one step is 20-40 µs).
-STEPS_PER_INSTRUCTION = 6
-MIN_STEPS = 50_000
+STEPS_PER_INSTRUCTION = 5
+MIN_STEPS = 30_000
 VISIT_STEPS = 1
 
 #: Nested fusion/call walks followed by plain recursion before the explicit stack takes over.

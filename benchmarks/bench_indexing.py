@@ -24,8 +24,10 @@ wall seconds of the whole process (start-up ~0.3 s included):
 | concatenate 2,000 `-c e -d in2out`     | 4.1 s work          | 1.1 s (work 0.8 s)     |
 | 200 nested calls `-c e`                | exit 3 (too deep)   | 0.9 s, exit 0          |
 | 2,000 nested calls `-c e`              | exit 3 (too deep)   | 1.3 s, exit 0          |
-| mixtral 4.1 MB `-c ENTRY` (text)       | exit 2; by name > 600 s | 23 s (inspect 18-28 s) |
-| TPU-like 5.1 MB `-c ENTRY`             | 74 s of work        | ~4 s (inspect 1.6 s)   |
+| mixtral 4.1 MB `-c ENTRY` (text)       | > 600 s (by name)   | 7-15 s, ~0.5x inspect  |
+| gemma 1.7 MB `-c ENTRY`                | -                   | 1.2-4 s (inspect 3-6 s), ~0.7x |
+| GPU/CPU/TPU 0.2-0.3 MB `-c ENTRY`      | -                   | 1.6-3.2 s, 1.7-2.6x inspect |
+| TPU-like 5.2 MB `-c ENTRY`             | 74 s of work        | 4-7 s, 2.4-2.8x inspect |
 
 Past the step budget (`indexing/fusion.py`, STEPS_PER_INSTRUCTION) maps are reported unknown
 with a note; on mixtral (979 outputs, each reading ~330 parameters through ~30,000

@@ -38,19 +38,20 @@ DumpArg = Annotated[
 ]
 FusionOpt = Annotated[
     str | None,
-    typer.Option("--fusion", help="A fusion instruction: maps to each of its operands.",
-                 metavar="NAME", show_default=False),
+    typer.Option("--fusion", help="A fusion instruction: maps to each of its operands "
+                 "(ENTRY: the entry computation's root).", metavar="NAME", show_default=False),
 ]  # fmt: skip
 InstructionOpt = Annotated[
     str | None,
-    typer.Option("--instruction", "-i", help="Any instruction: its own indexing.",
-                 metavar="NAME", show_default=False),
+    typer.Option("--instruction", "-i", help="Any instruction: its own indexing (ENTRY: the "
+                 "entry computation's root).", metavar="NAME", show_default=False),
 ]  # fmt: skip
 ComputationTargetOpt = Annotated[
     str | None,
     typer.Option("--computation", "-c",
                  help="A computation: maps from its result to its parameters, composed "
-                 "through everything it runs.", metavar="NAME", show_default=False),
+                 "through everything it runs (ENTRY: the entry computation).", metavar="NAME",
+                 show_default=False),
 ]  # fmt: skip
 DirectionOpt = Annotated[
     DirectionChoice,

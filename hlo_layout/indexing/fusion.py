@@ -10,18 +10,28 @@ different paths count once.
 Beyond XLA: `call` is composed like a fusion; a `get-tuple-element` (or an `x#i` operand) of a
 multi-output instruction asks that instruction for output i (XLA always asks for output 0); and
 `computation_input_to_output` follows every use path forward, where XLA has no fusion rule.
+
+Cost: a walk visits only the instructions its start reaches (a heap in post-order), and an
+analysis may spend at most `step_budget(module)` steps (rule applications and compositions), a
+fixed multiple of the module's size; past it, what is left is reported unknown with a note
+(`BUDGET_NOTE`), never computed for minutes. Nesting (a fusion in a call in a call ...) is
+followed by recursion up to `MAX_NESTED_WALKS` levels, then by an explicit stack of pending
+computations, deepest first (`_run`), so a chain of 2,000 nested calls is answered.
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from hlo_layout.indexing.errors import IndexingError
+from hlo_layout.indexing.expr import ExprKind, VarSpace
 from hlo_layout.indexing.map import IndexingMap
 from hlo_layout.indexing.operand import (
+    NO_MAPS,
     UNKNOWN,
     InstructionIndexing,
     OperandIndexing,
@@ -30,12 +40,153 @@ from hlo_layout.indexing.operand import (
 )
 from hlo_layout.indexing.rules import OpContext, input_to_output, output_to_input
 from hlo_layout.syntax import index as syntax_index
+from hlo_layout.syntax.opcodes import GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
 #: More distinct maps than this for one operand is treated as unknown: the set is exact but no
 #: longer useful, and composing it further is quadratic.
 MAX_MAPS_PER_OPERAND = 256
+
+#: Steps an analysis may spend per instruction of the module, and at least. Applying a rule
+#: at an instruction costs VISIT_STEPS plus the size of the maps it built; composing two maps
+#: costs one step per expression node of the two (simplification time follows their size:
+#: 0.02 ms for 5 nodes, 2.6 ms for 100), or one step when the producer is an elementwise
+#: identity (nothing to simplify). A whole-computation walk costs one walk per output over
+#: everything that output reads, which for a training step's ENTRY (a thousand outputs, each
+#: reading 30,000 instructions) is hours; the budget keeps `indexing --computation` within a
+#: small multiple of reading the file (one step is 20-40 µs).
+STEPS_PER_INSTRUCTION = 5
+MIN_STEPS = 30_000
+VISIT_STEPS = 1
+
+#: Nested fusion/call walks followed by plain recursion before the explicit stack takes over.
+MAX_NESTED_WALKS = 32
+
+BUDGET_NOTE = (
+    "stopped composing: the analysis may spend {steps} steps on a module of {size} "
+    "instructions (shared among the outputs); maps not computed are unknown; index a smaller "
+    "target (--fusion, --instruction, or --computation of a called computation)"
+)
+
+_UNKNOWN_SLOT = frozenset({UNKNOWN})
+_BUDGET = "indexing_steps_left"
+_BUDGET_SIZE = "indexing_steps_size"
+_DEPTH = "indexing_nesting_depth"
+_PARTS = "indexing_budget_parts"
+_FLOOR = "indexing_budget_floor"
+
+
+class BudgetExhausted(Exception):
+    """The analysis spent its step budget; each computation walk turns it into unknown maps
+    for what its start reaches (never escapes `computation_*_to_*`)."""
+
+
+class _TooDeep(Exception):
+    """A nested walk past MAX_NESTED_WALKS: `task` is run first by the outermost `_run`."""
+
+    def __init__(self, task: _Task) -> None:
+        super().__init__(task.key)
+        self.task = task
+
+
+def _module_size(module: Module | None) -> int:
+    return 0 if module is None else sum(len(c.instructions) for c in module.computations)
+
+
+def step_budget(module: Module | None) -> int:
+    """Steps one analysis may spend on `module` (STEPS_PER_INSTRUCTION per instruction)."""
+    return max(MIN_STEPS, STEPS_PER_INSTRUCTION * _module_size(module))
+
+
+def _budget_left(session: dict[Any, Any], module: Module | None) -> int:
+    left = session.get(_BUDGET)
+    if left is None:
+        size = _module_size(module)
+        session[_BUDGET_SIZE] = (max(MIN_STEPS, STEPS_PER_INSTRUCTION * size), size)
+        left = session[_BUDGET] = session[_BUDGET_SIZE][0]
+    return left  # type: ignore[no-any-return]
+
+
+def _spend(session: dict[Any, Any], module: Module | None, steps: int) -> None:
+    left = _budget_left(session, module) - steps
+    session[_BUDGET] = left
+    if left < session.get(_FLOOR, 0):
+        raise BudgetExhausted()
+
+
+def share_budget(session: dict[Any, Any], module: Module | None, parts: int) -> None:
+    """Split what is left of the step budget over the next `parts` whole-computation walks
+    (e.g. one per output of the target): each may spend its share plus what the walks before it
+    left unspent, so a few expensive outputs cannot leave the cheap ones unknown."""
+    _budget_left(session, module)
+    session[_PARTS] = max(1, parts)
+
+
+def _budget_note(session: dict[Any, Any], module: Module | None) -> str:
+    steps, size = session.get(_BUDGET_SIZE) or (step_budget(module), _module_size(module))
+    return BUDGET_NOTE.format(steps=steps, size=size)
+
+
+@dataclass(slots=True)
+class _Facts:
+    """What walks of one computation look up again and again (cached per session)."""
+
+    order: list[Instruction]
+    position: dict[str, int]
+    root: Instruction | None
+    params: tuple[Instruction, ...]
+    #: Per post-order position, a bit set of the parameters (slot k = bit k) it reads; built
+    #: only when the budget runs out.
+    reach: list[int] | None = None
+    _slots: dict[str, int] | None = None
+
+    def slot_of(self) -> dict[str, int]:
+        """Parameter name → its slot (parameter number order)."""
+        if self._slots is None:
+            self._slots = {p.name: k for k, p in enumerate(self.params)}
+        return self._slots
+
+    def reads(self, name: str, element: int | None) -> int:
+        """The parameters instruction `name` (element `element` of a tuple) reads, as bits."""
+        if self.reach is None:
+            self.reach = _reach(self)
+        at = self.position.get(name)
+        if at is None:
+            return 0
+        node = self.order[at]
+        if node.opcode == TUPLE and element is not None and element < len(node.operands):
+            inner = self.position.get(node.operands[element].name)
+            return 0 if inner is None else self.reach[inner]
+        return self.reach[at]
+
+
+def _reach(facts: _Facts) -> list[int]:
+    slot = facts.slot_of()
+    reach: list[int] = []
+    position = facts.position
+    for node in facts.order:
+        bits = 1 << slot[node.name] if node.opcode == PARAMETER and node.name in slot else 0
+        for operand in node.operands:
+            at = position.get(operand.name)
+            if at is not None and at < len(reach):
+                bits |= reach[at]
+        reach.append(bits)
+    return reach
+
+
+def _facts(computation: Computation, session: dict[Any, Any]) -> _Facts:
+    key = ("facts", id(computation))
+    found = session.get(key)
+    if found is None:
+        order = syntax_index.post_order(computation)
+        found = session[key] = _Facts(
+            order,
+            {node.name: k for k, node in enumerate(order)},
+            computation.root,
+            computation.parameter_instructions,
+        )
+    return found  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -77,7 +228,11 @@ class GroupedIndexing:
 
 @dataclass
 class _Walk:
-    """Mutable state of one composition walk (private; results are returned frozen)."""
+    """Mutable state of one composition walk (private; results are returned frozen).
+
+    Instructions of `computation` that get their first map are queued on `heap` by post-order
+    position (negated for output-to-input walks, which run users before producers), so a walk
+    visits only what its start reaches."""
 
     module: Module | None
     session: dict[Any, Any]
@@ -85,6 +240,15 @@ class _Walk:
     notes: list[str] = field(default_factory=list)
     #: The keys of `maps` by (computation, name): a visit finds its keys without a scan.
     keys: dict[tuple[str, str], list[NodeRef]] = field(default_factory=dict)
+    computation: str | None = None
+    position: dict[str, int] = field(default_factory=dict)
+    heap: list[int] = field(default_factory=list)
+    #: -1 for output-to-input walks (highest position first), 1 for input-to-output.
+    sign: int = -1
+    #: Which names may be queued (None: every instruction of `computation`).
+    members: Callable[[str], bool] | None = None
+    #: (tuple, user) pairs already made unknown by `_whole_tuple_read`.
+    whole_reads: set[tuple[str, str]] = field(default_factory=set)
 
     def keys_of(self, computation: str, name: str) -> list[NodeRef]:
         return self.keys.get((computation, name), [])
@@ -92,17 +256,38 @@ class _Walk:
     def add(self, key: NodeRef, indexings: Iterable[OperandIndexing]) -> None:
         slot = self.maps.get(key)
         if slot is None:
-            slot = self.maps[key] = set()
-            self.keys.setdefault((key.computation, key.name), []).append(key)
-        slot.update(indexings)
+            found = set(indexings)
+            if not found:
+                return  # nothing reaches it along this path: no key, no visit
+            slot = self.maps[key] = found
+            same = self.keys.setdefault((key.computation, key.name), [])
+            same.append(key)
+            if len(same) == 1 and key.computation == self.computation:
+                at = self.position.get(key.name)
+                if at is not None and (self.members is None or self.members(key.name)):
+                    heapq.heappush(self.heap, self.sign * at)
+        else:
+            slot.update(indexings)
         if len(slot) > MAX_MAPS_PER_OPERAND:
             self.notes.append(f"{key}: more than {MAX_MAPS_PER_OPERAND} distinct maps")
             slot.clear()
             slot.add(UNKNOWN)
 
+    def pending(self) -> Iterable[int]:
+        """Post-order positions of queued instructions, in walk order, each once."""
+        heap, sign = self.heap, self.sign
+        while heap:
+            yield sign * heapq.heappop(heap)
+
     def compose(self, consumer: OperandIndexing, producer: OperandIndexing) -> OperandIndexing:
         """`producer ∘ consumer`, simplified, unused symbols removed; unknown (with a note) if
         the two do not fit, which a rule's own rank check should already have prevented."""
+        if consumer.is_undefined or producer.is_undefined:
+            return UNKNOWN
+        if _is_plain_identity(producer) and _fits(consumer, producer):
+            _spend(self.session, self.module, 1)
+            return consumer
+        _spend(self.session, self.module, 1 + _size(consumer) + _size(producer))
         try:
             return simplify_operand_indexing(compose_operand_indexing(consumer, producer))
         except IndexingError as e:
@@ -115,10 +300,65 @@ class _Walk:
                 self.notes.append(n)
 
 
-def _post_order(computation: Computation, session: dict[Any, Any]) -> list[Instruction]:
-    """Every instruction after all of its operands (XLA's `MakeInstructionPostOrder`), from the
-    syntax index (cached on the computation)."""
-    return syntax_index.post_order(computation)
+def _visit_steps(produced: InstructionIndexing) -> int:
+    """What applying a rule cost: VISIT_STEPS plus the size of the maps it built (a bitcast
+    between tiled layouts builds large ones)."""
+    return VISIT_STEPS + sum(_size(oi) for _, slot in produced.nonempty() for oi in slot)
+
+
+def _size(oi: OperandIndexing) -> int:
+    """Expression nodes of a map's results and constraints (and its runtime variables' maps):
+    what composing and simplifying it costs, in budget steps."""
+    maps = [oi.map, *(rv.map for rv in oi.rt_vars)]
+    stack = [e for m in maps for e in m.results] + [e for m in maps for e, _ in m.constraints]
+    count = 0
+    while stack:
+        e = stack.pop()
+        count += 1
+        if e.lhs is not None and e.rhs is not None:
+            stack.append(e.lhs)
+            stack.append(e.rhs)
+    return count
+
+
+def _is_plain_identity(oi: OperandIndexing) -> bool:
+    """`(d0, ..., dn) -> (d0, ..., dn)` over a box from 0, nothing else (an elementwise read)."""
+    m = oi.map
+    if oi.rt_vars or oi.replica_id is not None or m.range_vars or m.rt_vars or m.constraints:
+        return False
+    if len(m.results) != len(m.dims):
+        return False
+    for k, r in enumerate(m.results):
+        if r.kind is not ExprKind.VAR or r.space is not VarSpace.DIM or r.value != k:
+            return False
+        if m.dims[k].bounds.lo != 0:
+            return False
+    return True
+
+
+def _fits(consumer: OperandIndexing, identity: OperandIndexing) -> bool:
+    """Whether every result of the consumer map is a variable (over more than one point) or a
+    constant already inside the identity's box, so composing adds nothing: the composition would
+    only add always-true constraints, which simplification removes. Checked against the full
+    composition over the corpus (tests/indexing/test_walk_cost.py)."""
+    m = consumer.map
+    if m.is_known_empty or len(m.results) != len(identity.map.dims):
+        return False
+    for r, box in zip(m.results, identity.map.dims):
+        bounds = box.bounds
+        if r.kind is ExprKind.CONST:
+            value = r.value
+            if not bounds.lo <= value <= bounds.hi:
+                return False
+        elif r.kind is ExprKind.VAR:
+            var_range = m.var_bound(r)
+            # A variable over one point is a constant to the simplifier (and a seed's identity
+            # is not simplified yet): let the composition do that rewrite.
+            if not bounds.lo <= var_range.lo < var_range.hi <= bounds.hi:
+                return False
+        else:
+            return False
+    return True
 
 
 def _shape_element(shape: Shape, element: int | None) -> Shape:
@@ -142,7 +382,7 @@ def _operand_key(computation: Computation, user: Instruction, k: int) -> NodeRef
     """Where operand k of `user` points; a get-tuple-element of a tuple-shaped producer points at
     that producer's element, so the producer is asked for the right output."""
     operand = user.operands[k]
-    if user.opcode == "get-tuple-element" and operand.index is None:
+    if user.opcode == GET_TUPLE_ELEMENT and operand.index is None:
         producer = computation.resolve(operand)
         index = user.attr("index")
         if producer is not None and isinstance(producer.shape, TupleShape) and index is not None:
@@ -156,22 +396,39 @@ def _operand_key(computation: Computation, user: Instruction, k: int) -> NodeRef
 def _visit_output_to_input(walk: _Walk, cluster: Cluster, instruction: Instruction) -> None:
     comp = cluster.computation
     keys = walk.keys_of(comp.name, instruction.name)
-    if not keys:
-        return
+    if not keys or (instruction.opcode == PARAMETER and cluster.caller is not None):
+        return  # a parameter is a leaf: it stands for the caller's operand
     for key in sorted(keys, key=lambda k: (k.element is not None, k.element or 0)):
         consumers = list(walk.maps[key])
-        if instruction.opcode == "parameter" and cluster.caller is not None:
-            continue  # a leaf: stands for the caller's operand
         ctx = OpContext(instruction, comp, walk.module, walk.session)
-        if instruction.opcode == "get-tuple-element":
-            # The element map was keyed on the producer by `_operand_key`; GTE is the identity.
-            produced = output_to_input(ctx, 0)
-        else:
-            produced = output_to_input(ctx, key.element or 0)
+        # A get-tuple-element's element map was keyed on the producer by `_operand_key`; the
+        # GTE itself is the identity.
+        output = 0 if instruction.opcode == GET_TUPLE_ELEMENT else key.element or 0
+        produced = output_to_input(ctx, output)
+        _spend(walk.session, walk.module, _visit_steps(produced))
         walk.note(produced.notes)
-        for k, slot in enumerate(produced.maps):
+        for k, slot in produced.nonempty():
             target = _operand_key(comp, instruction, k)
             walk.add(target, [walk.compose(c, p) for p in slot for c in consumers])
+        if key.element is None and UNKNOWN in walk.maps[key]:
+            _whole_tuple_unknown(walk, ctx, output)
+
+
+def _whole_tuple_unknown(walk: _Walk, ctx: OpContext, asked: int) -> None:
+    """An unknown read of a whole tuple-shaped value (a `while` reading its init tuple) reads
+    every element, not just the one a tuple's identity stands for (element 0, XLA's
+    `CreateIdentityMap`): what the other outputs read is unknown too, never "not read"."""
+    shape = ctx.instruction.shape
+    if not isinstance(shape, TupleShape) or ctx.opcode == GET_TUPLE_ELEMENT:
+        return
+    for j in range(len(shape.elements)):
+        if j == asked:
+            continue
+        produced = output_to_input(ctx, j)
+        _spend(walk.session, walk.module, VISIT_STEPS)
+        walk.note(produced.notes)
+        for k, _ in produced.nonempty():
+            walk.add(_operand_key(ctx.computation, ctx.instruction, k), [UNKNOWN])
 
 
 def grouped_output_to_input(
@@ -187,34 +444,52 @@ def grouped_output_to_input(
     XLA's `ComputeGroupedOutputToInputIndexing`: keys are the instructions reached (those outside
     the cluster are leaves); with a caller, parameters are reported as the caller's operands.
     Starting at a parameter gives just the identity on the caller's operand; starting outside the
-    cluster gives just the identity on `start`.
+    cluster gives just the identity on `start`. Past the step budget, the parameters `start`
+    reads get unknown maps and a note (BUDGET_NOTE).
     """
-    walk = _Walk(module, {} if session is None else session)
+    session = {} if session is None else session
     comp = cluster.computation
+    facts = _facts(comp, session)
+    walk = _Walk(module, session, computation=comp.name, position=facts.position)
+    if cluster.members is not None:
+        walk.members = cluster.contains
     instruction = comp.get(start)
     if instruction is None:
         raise KeyError(start)
     element = output_id if isinstance(instruction.shape, TupleShape) else None
     seed = _seed(instruction.shape, element)
-    if cluster.caller is not None and cluster.contains(start) and instruction.opcode == "parameter":
+    if cluster.caller is not None and cluster.contains(start) and instruction.opcode == PARAMETER:
         outer = _caller_operand(cluster, instruction)
         return GroupedIndexing({outer: frozenset({seed})} if outer else {})
+    if not cluster.contains(start):
+        walk.members = _nothing
     walk.add(NodeRef(comp.name, start, element), [seed])
-    if cluster.contains(start):
-        for node in reversed(_post_order(comp, walk.session)):
-            if cluster.contains(node.name):
-                _visit_output_to_input(walk, cluster, node)
+    order = facts.order
+    try:
+        for at in walk.pending():
+            _visit_output_to_input(walk, cluster, order[at])
+    except BudgetExhausted:
+        walk.maps = {}
+        reads = facts.reads(start, element)
+        for k, read in enumerate(facts.params):
+            if reads >> k & 1:
+                walk.maps[NodeRef(comp.name, read.name)] = {UNKNOWN}
+        walk.note([_budget_note(session, module)])
     maps: dict[NodeRef, set[OperandIndexing]] = {}
     for key, value in walk.maps.items():
         if cluster.caller is not None and key.computation == comp.name:
             param = comp.get(key.name)
-            if param is not None and param.opcode == "parameter":
+            if param is not None and param.opcode == PARAMETER:
                 outer = _caller_operand(cluster, param)
                 if outer is not None:
                     maps.setdefault(outer, set()).update(value)
                     continue
         maps.setdefault(key, set()).update(value)
     return GroupedIndexing({k: frozenset(v) for k, v in maps.items()}, tuple(walk.notes))
+
+
+def _nothing(name: str) -> bool:
+    return False
 
 
 def _caller_operand(cluster: Cluster, parameter: Instruction) -> NodeRef | None:
@@ -227,11 +502,84 @@ def _caller_operand(cluster: Cluster, parameter: Instruction) -> NodeRef | None:
     return NodeRef(outer_comp.name, operand.name, operand.index)
 
 
-def _roots(computation: Computation) -> Instruction:
-    root = computation.root
-    if root is None:
+def _root(facts: _Facts, computation: Computation) -> Instruction:
+    if facts.root is None:
         raise ValueError(f"computation '{computation.name}' is empty")
-    return root
+    return facts.root
+
+
+# -- nesting: recursion up to MAX_NESTED_WALKS, then an explicit stack -----------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Task:
+    """One whole-computation walk (`computation_output_to_input` or `..._input_to_output`)."""
+
+    direction: str
+    module: Module | None
+    computation: Computation
+    index: int
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.direction, id(self.computation), self.index)
+
+    def compute(self, session: dict[Any, Any]) -> InstructionIndexing:
+        if self.direction == "o2i":
+            return _output_to_input(self.module, self.computation, self.index, session)
+        return _input_to_output(self.module, self.computation, self.index, session)
+
+
+def _run(task: _Task, session: dict[Any, Any]) -> InstructionIndexing:
+    """The task's result, computed once per session.
+
+    Nested walks (a fusion inside the walked computation asks for its own computation's maps)
+    recurse; past MAX_NESTED_WALKS levels the nested walk raises `_TooDeep`, which unwinds to the
+    outermost `_run`: that one runs the deep task first, then retries the one it interrupted, whose
+    nested walks now find the deep result cached. Depth is the user's (2,000 nested calls); the
+    Python stack stays under MAX_NESTED_WALKS levels, the work stays linear (each level is walked
+    at most twice).
+    """
+    cached = session.get(task.key)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    depth = session.get(_DEPTH, 0)
+    if depth >= MAX_NESTED_WALKS:
+        raise _TooDeep(task)
+    if depth > 0:
+        session[_DEPTH] = depth + 1
+        try:
+            result = session[task.key] = task.compute(session)
+        finally:
+            session[_DEPTH] = depth
+        return result
+    parts = session.get(_PARTS)
+    if parts:
+        left = _budget_left(session, task.module)
+        session[_FLOOR] = left - left // parts
+        session[_PARTS] = parts - 1
+    stack = [task]
+    while stack:
+        top = stack[-1]
+        if top.key in session:
+            stack.pop()
+            continue
+        session[_DEPTH] = 1
+        try:
+            session[top.key] = top.compute(session)
+            stack.pop()
+        except _TooDeep as deeper:
+            if any(t.key == deeper.task.key for t in stack):  # a cycle of calls
+                count = len(_facts(deeper.task.computation, session).params)
+                name = deeper.task.computation.name
+                session[deeper.task.key] = InstructionIndexing.unknown(
+                    count, f"computation '{name}' calls itself"
+                )
+            else:
+                stack.append(deeper.task)
+        finally:
+            session[_DEPTH] = 0
+    return session[task.key]  # type: ignore[no-any-return]
 
 
 def computation_output_to_input(
@@ -247,27 +595,32 @@ def computation_output_to_input(
     fusion. A parameter the output never reads gets an empty set.
     """
     session = {} if session is None else session
-    cache_key = ("computation_o2i", id(computation), output_id)
-    cached = session.get(cache_key)
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
-    root = _roots(computation)
-    cluster = Cluster(computation)
-    params = computation.parameter_instructions
-    if root.opcode == "parameter":
+    return _run(_Task("o2i", module, computation, output_id), session)
+
+
+def _output_to_input(
+    module: Module | None, computation: Computation, output_id: int, session: dict[Any, Any]
+) -> InstructionIndexing:
+    facts = _facts(computation, session)
+    root = _root(facts, computation)
+    params = facts.params
+    if root.opcode == PARAMETER:
         seed = _seed(root.shape, None)
-        slots = [frozenset({seed}) if p is root else frozenset() for p in params]
-        result = InstructionIndexing(tuple(slots))
-    else:
-        grouped = grouped_output_to_input(module, cluster, root.name, output_id, session=session)
-        by_name: dict[str, set[OperandIndexing]] = {}
-        for key, value in grouped.maps.items():
-            if key.computation == computation.name:
-                by_name.setdefault(key.name, set()).update(value)
-        slots = [frozenset(by_name.get(p.name, ())) for p in params]
-        result = InstructionIndexing(tuple(slots), grouped.notes)
-    session[cache_key] = result
-    return result
+        slots = [frozenset({seed}) if p is root else NO_MAPS for p in params]
+        return InstructionIndexing(tuple(slots))
+    cluster = Cluster(computation)
+    grouped = grouped_output_to_input(module, cluster, root.name, output_id, session=session)
+    by_name: dict[str, set[OperandIndexing]] = {}
+    for key, value in grouped.maps.items():
+        if key.computation == computation.name:
+            by_name.setdefault(key.name, set()).update(value)
+    slots = [NO_MAPS] * len(params)
+    slot_of = facts.slot_of()
+    for name, found in by_name.items():
+        k = slot_of.get(name)
+        if k is not None:
+            slots[k] = frozenset(found)
+    return InstructionIndexing(tuple(slots), grouped.notes)
 
 
 def called_computation(ctx: OpContext) -> Computation:
@@ -280,11 +633,16 @@ def called_computation(ctx: OpContext) -> Computation:
     called = ctx.module.computation(names[0])
     if called is None:
         raise Unsupported(f"computation '{names[0]}' is not in the module")
-    if len(called.parameter_instructions) != ctx.num_operands:
+    if len(_facts(called, ctx.session).params) != ctx.num_operands:
         raise Unsupported(f"computation '{called.name}' takes a different number of operands")
     if ("calling", called.name) in ctx.session:
         raise Unsupported(f"computation '{called.name}' calls itself")
     return called
+
+
+def called_parameters(ctx: OpContext) -> tuple[Instruction, ...]:
+    """The parameters of the computation a fusion or call runs, by number (cached)."""
+    return _facts(called_computation(ctx), ctx.session).params
 
 
 def fusion_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
@@ -301,7 +659,7 @@ def fusion_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexin
 # -- input to output --------------------------------------------------------------------------
 
 
-def _users(computation: Computation, session: dict[Any, Any]) -> dict[str, list[Instruction]]:
+def _users(computation: Computation) -> dict[str, list[Instruction]]:
     return syntax_index.users(computation)  # from the syntax index (cached on the computation)
 
 
@@ -316,46 +674,97 @@ def computation_input_to_output(
     `input_id`'s index to that output's index, along every use path.
 
     The all-paths form of XLA's `ComputeEpilogueInputToOutputIndexing`: each step composes the
-    user's input-to-output map; an op without one makes that path unknown.
+    user's input-to-output map; an op without one makes that path unknown. Past the step budget,
+    the outputs that read the parameter get unknown maps and a note (BUDGET_NOTE).
     """
     session = {} if session is None else session
-    params = computation.parameter_instructions
-    root = _roots(computation)
-    outputs = len(root.shape.elements) if isinstance(root.shape, TupleShape) else 1
+    params = _facts(computation, session).params
     if not 0 <= input_id < len(params):
         raise ValueError(f"computation '{computation.name}' has no parameter {input_id}")
-    walk = _Walk(module, session)
-    param = params[input_id]
+    return _run(_Task("i2o", module, computation, input_id), session)
+
+
+def _input_to_output(
+    module: Module | None, computation: Computation, input_id: int, session: dict[Any, Any]
+) -> InstructionIndexing:
+    facts = _facts(computation, session)
+    root = _root(facts, computation)
+    tuple_root = isinstance(root.shape, TupleShape)
+    outputs = len(root.shape.elements) if isinstance(root.shape, TupleShape) else 1
+    walk = _Walk(module, session, computation=computation.name, position=facts.position, sign=1)
+    param = facts.params[input_id]
     walk.add(NodeRef(computation.name, param.name), [_seed(param.shape, None)])
-    users = _users(computation, session)
-    for node in _post_order(computation, session):
-        keys = list(walk.keys_of(computation.name, node.name))
-        for key in keys:
-            current = list(walk.maps[key])
-            for user in users.get(node.name, ()):
-                ctx = OpContext(user, computation, module, session)
-                for k, operand in enumerate(user.operands):
-                    if operand.name != node.name:
-                        continue
-                    if user.opcode == "get-tuple-element":
-                        index = user.attr("index")
-                        if key.element is None or index is None or index.raw != str(key.element):
-                            continue
-                        walk.add(NodeRef(computation.name, user.name), current)
-                        continue
-                    if operand.index != key.element:
-                        continue
-                    produced = input_to_output(ctx, k)
-                    walk.note(produced.notes)
-                    tuple_result = isinstance(user.shape, TupleShape)
-                    for j, slot in enumerate(produced.maps):
-                        target = NodeRef(computation.name, user.name, j if tuple_result else None)
-                        walk.add(target, [walk.compose(c, p) for p in slot for c in current])
-    slots = []
-    for j in range(outputs):
-        element = j if isinstance(root.shape, TupleShape) else None
-        slots.append(frozenset(walk.maps.get(NodeRef(computation.name, root.name, element), ())))
+    users = _users(computation)
+    order = facts.order
+    try:
+        for at in walk.pending():
+            node = order[at]
+            for key in list(walk.keys_of(computation.name, node.name)):
+                _visit_input_to_output(walk, computation, node, key, users.get(node.name, ()))
+    except BudgetExhausted:
+        slots = []
+        for j in range(outputs):
+            reads = facts.reads(root.name, j if tuple_root else None)
+            slots.append(_UNKNOWN_SLOT if reads >> input_id & 1 else NO_MAPS)
+        return InstructionIndexing(tuple(slots), (_budget_note(session, module),))
+    slots = [NO_MAPS] * outputs
+    for key in walk.keys_of(computation.name, root.name):
+        out = key.element if tuple_root else 0
+        if out is not None and 0 <= out < outputs:
+            slots[out] = frozenset(walk.maps[key])
     return InstructionIndexing(tuple(slots), tuple(walk.notes))
+
+
+def _visit_input_to_output(
+    walk: _Walk,
+    computation: Computation,
+    node: Instruction,
+    key: NodeRef,
+    users: Iterable[Instruction],
+) -> None:
+    """Carry the maps that reached `key` (an instruction or one element of its tuple result)
+    through each user's input-to-output rule."""
+    current = list(walk.maps[key])
+    module, session = walk.module, walk.session
+    for user in users:
+        ctx = OpContext(user, computation, module, session)
+        for k, operand in enumerate(user.operands):
+            if operand.name != node.name:
+                continue
+            if user.opcode == GET_TUPLE_ELEMENT:
+                index = user.attr("index")
+                if key.element is None or index is None or index.raw != str(key.element):
+                    continue
+                walk.add(NodeRef(computation.name, user.name), current)
+                continue
+            if operand.index != key.element:
+                if operand.index is None and key.element is not None:
+                    _whole_tuple_read(walk, computation, node, user)
+                continue
+            produced = input_to_output(ctx, k)
+            _spend(session, module, _visit_steps(produced))
+            walk.note(produced.notes)
+            tuple_result = isinstance(user.shape, TupleShape)
+            for j, slot in produced.nonempty():
+                target = NodeRef(computation.name, user.name, j if tuple_result else None)
+                walk.add(target, [walk.compose(c, p) for p in slot for c in current])
+
+
+def _whole_tuple_read(
+    walk: _Walk, computation: Computation, node: Instruction, user: Instruction
+) -> None:
+    """`user` reads all of tuple `node`, one element of which carries maps: rules index arrays,
+    so what the element reaches through `user` is unknown (never dropped)."""
+    if (node.name, user.name) in walk.whole_reads:
+        return
+    walk.whole_reads.add((node.name, user.name))
+    walk.note([f"{user.opcode} '{user.name}' reads all of tuple '{node.name}': unknown"])
+    shape = user.shape
+    if isinstance(shape, TupleShape):
+        for j in range(len(shape.elements)):
+            walk.add(NodeRef(computation.name, user.name, j), [UNKNOWN])
+    else:
+        walk.add(NodeRef(computation.name, user.name), [UNKNOWN])
 
 
 def fusion_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
@@ -370,7 +779,7 @@ def fusion_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing
 
 def use_chain(computation: Computation, start: str, end: str) -> list[Instruction]:
     """One path of users from `start` to `end`, both included (XLA's `HloFindUseChain`)."""
-    users = _users(computation, {})
+    users = _users(computation)
     first = computation.get(start)
     if first is None:
         return []
@@ -407,7 +816,7 @@ def epilogue_input_to_output(
     for producer, user in itertools.pairwise(chain):
         k = next(i for i, o in enumerate(user.operands) if o.name == producer.name)
         produced = input_to_output(OpContext(user, computation, module, session), k)
-        slot = produced.maps[k if user.opcode == "tuple" else 0] if produced.maps else frozenset()
+        slot = produced.maps[k if user.opcode == TUPLE else 0] if produced.maps else frozenset()
         if not slot:
             return UNKNOWN
         step = sorted(slot, key=str)[0]

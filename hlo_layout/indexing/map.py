@@ -17,6 +17,7 @@ range intervals `[0, -1]`, constraints cleared, counts kept). Heavy passes (`sim
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -161,9 +162,9 @@ class IndexingMap:
 
     @staticmethod
     def identity(shape: Sequence[int]) -> IndexingMap:
-        """`(d0, ..., dn) -> (d0, ..., dn)` over a shape: what an elementwise op reads."""
-        results = [var(VarSpace.DIM, i) for i in range(len(shape))]
-        return IndexingMap.from_tensor_sizes(results, shape)
+        """`(d0, ..., dn) -> (d0, ..., dn)` over a shape: what an elementwise op reads. Maps are
+        immutable, so one per shape is shared (a walk asks for it at every elementwise op)."""
+        return _identity(tuple(shape))
 
     @staticmethod
     def undefined() -> IndexingMap:
@@ -390,6 +391,12 @@ class _Builder:
 
     def erase_constraint(self, expr: AffineExpr) -> None:
         self.constraints.pop(expr, None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _identity(shape: tuple[int, ...]) -> IndexingMap:
+    results = [var(VarSpace.DIM, i) for i in range(len(shape))]
+    return IndexingMap.from_tensor_sizes(results, shape)
 
 
 # -- composition ------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ variables before the producer's, while the composed map numbers the producer's f
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,8 @@ class OperandIndexing:
 
 
 UNKNOWN = OperandIndexing(UNDEFINED)
+#: The empty slot, shared (a tuple of n slots is built n times for n outputs).
+NO_MAPS: frozenset[OperandIndexing] = frozenset()
 
 
 def format_operand_indexing(oi: OperandIndexing) -> str:
@@ -96,6 +99,10 @@ def format_operand_indexing(oi: OperandIndexing) -> str:
 
 def operand_indexing_json(oi: OperandIndexing) -> dict[str, Any]:
     """The map's JSON form (`to_json`) plus `runtime_variables` and `replica_id`."""
+    if oi == UNKNOWN:  # the common unknown map: its form is built once
+        if not _UNKNOWN_JSON:
+            _UNKNOWN_JSON.update(to_json(oi.map), runtime_variables=[], replica_id=None)
+        return dict(_UNKNOWN_JSON)
     out = to_json(oi.map)
     out["runtime_variables"] = [
         {"rt": f"rt{k}", "reads": str(rv.source), "map": to_json(rv.map)}
@@ -103,6 +110,9 @@ def operand_indexing_json(oi: OperandIndexing) -> dict[str, Any]:
     ]
     out["replica_id"] = None if oi.replica_id is None else to_json(oi.replica_id)
     return out
+
+
+_UNKNOWN_JSON: dict[str, Any] = {}
 
 
 def compose_operand_indexing(first: OperandIndexing, second: OperandIndexing) -> OperandIndexing:
@@ -156,7 +166,8 @@ def simplify_operand_indexing(
 
 def sorted_indexings(indexings: Iterable[OperandIndexing]) -> list[OperandIndexing]:
     """A set of operand indexings in a stable order: by printed text (sets have no order)."""
-    return sorted(indexings, key=format_operand_indexing)
+    items = list(indexings)
+    return items if len(items) < 2 else sorted(items, key=format_operand_indexing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +205,11 @@ class InstructionIndexing:
             self.notes,
         )
 
+    def nonempty(self) -> Iterator[tuple[int, frozenset[OperandIndexing]]]:
+        """(k, slot) for the slots holding maps: a tuple's rule has one among thousands, and
+        this skips the empty ones at C speed."""
+        return itertools.compress(enumerate(self.maps), self.maps)
+
     def to_string(self) -> str:
         """XLA's `HloInstructionIndexing::ToString`: `operand id = k ` then the maps, per line.
 
@@ -210,6 +226,7 @@ class InstructionIndexing:
 
 
 __all__ = [
+    "NO_MAPS",
     "UNKNOWN",
     "InstructionIndexing",
     "OperandIndexing",

@@ -13,8 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hlo_layout.errors import HloLayoutError
-from hlo_layout.indexing.fusion import computation_input_to_output, computation_output_to_input
+from hlo_layout.errors import HloLayoutError, HloSemanticError
+from hlo_layout.indexing.fusion import (
+    computation_input_to_output,
+    computation_output_to_input,
+    share_budget,
+)
 from hlo_layout.indexing.operand import (
     UNKNOWN,
     InstructionIndexing,
@@ -35,6 +39,10 @@ SCHEMA_VERSION = 1
 
 Direction = Literal["out2in", "in2out"]
 Kind = Literal["fusion", "instruction", "computation"]
+
+#: The name that stands for the module's entry computation (`--computation ENTRY`), or for its
+#: root instruction (`--instruction ENTRY`, `--fusion ENTRY`), unless something is named so.
+ENTRY_ALIAS = "ENTRY"
 
 #: How many names a "did you mean" list shows.
 MAX_CANDIDATES = 20
@@ -142,7 +150,9 @@ def find_target(
     computation: str | None = None,
 ) -> tuple[str, Module, Computation, Instruction | None]:
     """(file, module, computation, instruction) named by exactly one of the three selectors;
-    `instruction` is None for a computation. Raises IndexingTargetError with candidates."""
+    `instruction` is None for a computation. `ENTRY` (ENTRY_ALIAS) names the entry computation,
+    or its root for --instruction/--fusion, unless a computation or instruction is named so.
+    Raises IndexingTargetError with candidates."""
     given = [s for s in (fusion, instruction, computation) if s is not None]
     if len(given) > 1:
         raise IndexingTargetError("give only one of --fusion, --instruction, --computation")
@@ -152,6 +162,10 @@ def find_target(
             found = module.computation(name)
             if found is not None:
                 return file, module, found, None
+        if name == ENTRY_ALIAS:
+            for file, module in modules:
+                if module.entry is not None:
+                    return file, module, module.entry, None
         names = [c.name for _, m in modules for c in m.computations]
         raise _missing("computation", computation, names)
     wanted = (fusion or instruction or "").removeprefix("%") or None
@@ -161,6 +175,18 @@ def find_target(
     for file, module, comp, inst in pool:
         if inst.name == wanted:
             return file, module, comp, inst
+    if wanted == ENTRY_ALIAS and not any(t[3].name == wanted for t in everything):
+        for file, module in modules:
+            entry = module.entry
+            root = entry.root if entry is not None else None
+            if entry is None or root is None:
+                continue
+            if kind == "fusion" and root.opcode != FUSION:
+                raise IndexingTargetError(
+                    f"the ENTRY computation's root '{root.name}' is a {root.opcode}, not a "
+                    "fusion; use --instruction ENTRY or --computation ENTRY"
+                )
+            return file, module, entry, root
     if kind == "fusion" and any(t[3].name == wanted for t in everything):
         raise IndexingTargetError(f"'{wanted}' is not a fusion; use --instruction {wanted}")
     raise _missing(kind, wanted, [t[3].name for t in pool])
@@ -210,6 +236,26 @@ def indexing_report(
     file, module, comp, inst = find_target(
         modules, fusion=fusion, instruction=instruction, computation=computation
     )
+    try:
+        return _report(file, module, comp, inst, direction, physical)
+    except RecursionError:
+        # Nesting is walked iteratively (indexing/fusion.py); an expression or a rule that still
+        # recurses too deep is reported at the target, as bad input (exit 3), with its place.
+        what = f"'{inst.name}'" if inst is not None else f"computation '{comp.name}'"
+        span = inst.span if inst is not None and inst.span is not None else comp.span
+        raise HloSemanticError(
+            f"{what} is nested too deeply to index (Python's recursion limit)", span
+        ) from None
+
+
+def _report(
+    file: str,
+    module: Module,
+    comp: Computation,
+    inst: Instruction | None,
+    direction: Direction,
+    physical: bool,
+) -> IndexingReport:
     session: dict[Any, Any] = {}
     if inst is None:
         root = comp.root
@@ -241,6 +287,7 @@ def indexing_report(
     def note(indexing: InstructionIndexing) -> None:
         notes.extend(n for n in indexing.notes if n not in notes)
 
+    share_budget(session, module, len(outputs) if direction == "out2in" else len(operands))
     if direction == "out2in":
         for j in range(len(outputs)):
             if inst is None:
@@ -248,8 +295,9 @@ def indexing_report(
             else:
                 indexing = output_to_input(OpContext(inst, comp, module, session), j)
             note(indexing)
-            for k, slot in enumerate(indexing.maps[: len(operands)]):
-                add(k, j, slot, operands[k][1])
+            for k, slot in indexing.nonempty():
+                if k < len(operands):
+                    add(k, j, slot, operands[k][1])
     else:
         for k in range(len(operands)):
             if inst is None:
@@ -257,8 +305,9 @@ def indexing_report(
             else:
                 indexing = input_to_output(OpContext(inst, comp, module, session), k)
             note(indexing)
-            for j, slot in enumerate(indexing.maps[: len(outputs)]):
-                add(k, j, slot, outputs[j])
+            for j, slot in indexing.nonempty():
+                if j < len(outputs):
+                    add(k, j, slot, outputs[j])
     return IndexingReport(
         file=file,
         module=module.name,

@@ -51,9 +51,36 @@ def _operand(op: OperandReport, report: IndexingReport, legacy: bool) -> Iterato
         empty = "not read" if report.direction == "out2in" else "reaches no output"
         yield Padding(Text(empty, style="hlo.muted"), (0, 0, 0, 2), expand=False)
     multi_output = len(report.outputs) > 1
-    for entry in op.maps:
-        for line in _map_lines(entry, multi_output, report, legacy):
+    maps = op.maps
+    i = 0
+    while i < len(maps):
+        entry = maps[i]
+        last = _unknown_run(maps, i) if multi_output else i
+        if last > i:  # consecutive outputs all unknown: one line, not hundreds
+            word = "from outputs" if report.direction == "out2in" else "to outputs"
+            line = Text.assemble(
+                (f"[{word} {entry.output}–{maps[last].output}] ", "hlo.muted"),
+                ("unknown indexing", "hlo.error"),
+            )
             yield Padding(line, (0, 0, 0, 2), expand=False)
+        else:
+            for line in _map_lines(entry, multi_output, report, legacy):
+                yield Padding(line, (0, 0, 0, 2), expand=False)
+        i = last + 1
+
+
+def _unknown_run(maps: tuple[MapEntry, ...], i: int) -> int:
+    """The last index of the run of unknown maps starting at i over consecutive outputs (i when
+    maps[i] is known or alone)."""
+    last = i
+    while (
+        maps[last].indexing.is_undefined
+        and last + 1 < len(maps)
+        and maps[last + 1].indexing.is_undefined
+        and maps[last + 1].output == maps[last].output + 1
+    ):
+        last += 1
+    return last
 
 
 @group()

@@ -19,6 +19,8 @@ FUSION = "fusion"
 CUSTOM_CALL = "custom-call"
 GET_TUPLE_ELEMENT = "get-tuple-element"
 TUPLE = "tuple"
+IOTA = "iota"
+CALL = "call"
 
 #: Opcodes that copy a buffer (a layout change or a move between memory spaces): the `copies`
 #: count of `check`'s structure metrics. `copy-done` finishes a `copy-start` and is not counted.
@@ -79,6 +81,10 @@ COLLECTIVES = frozenset(
         "recv-done",
     }
 )
+
+#: The all-reduce family (sync, and the async start/done pair): on one device, each output reads
+#: the same element of its operand.
+ALL_REDUCE = frozenset({"all-reduce", "all-reduce-start", "all-reduce-done"})
 
 #: Opcodes whose result is (part of) an operand's buffer, so they define no new value
 #: (HloDataflowAnalysis: these ops forward their operands' values).
@@ -150,9 +156,11 @@ def is_forwarding(opcode: str) -> bool:
 
 
 __all__ = [
+    "ALL_REDUCE",
     "ASYNC_DONE",
     "ASYNC_START",
     "ASYNC_UPDATE",
+    "CALL",
     "CALLED_COMPUTATION_KEYS",
     "COLLECTIVES",
     "CONSTANT",
@@ -163,6 +171,7 @@ __all__ = [
     "FORWARDING",
     "FUSION",
     "GET_TUPLE_ELEMENT",
+    "IOTA",
     "PARAMETER",
     "SEQUENTIAL_CALLERS",
     "TUPLE",

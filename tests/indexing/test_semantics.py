@@ -589,7 +589,7 @@ def test_every_registered_data_movement_rule_is_exercised() -> None:
     structural = {"constant", "iota", "parameter", "fusion", "call", "tuple", "get-tuple-element"}
     collectives = {"all-gather", "all-gather-start", "all-reduce", "all-reduce-start",
                    "all-reduce-done", "scan", "scaled-dot"}  # fmt: skip
-    from hlo_layout.indexing.rules.elementwise import ELEMENTWISE_OPCODES
+    from hlo_layout.syntax.opcodes import ELEMENTWISE
 
-    unchecked = set(RULES) - covered - structural - collectives - set(ELEMENTWISE_OPCODES)
+    unchecked = set(RULES) - covered - structural - collectives - set(ELEMENTWISE)
     assert not unchecked, unchecked

@@ -11,6 +11,7 @@ from hlo_layout.indexing.map import IndexingMap
 from hlo_layout.indexing.operand import InstructionIndexing, OperandIndexing
 from hlo_layout.indexing.rules.registry import OpContext, Unsupported, register
 from hlo_layout.indexing.rules.shapes import scalar_map, spread_map
+from hlo_layout.syntax.opcodes import CONSTANT, IOTA, PARAMETER
 from hlo_layout.syntax.shape import TupleShape
 
 
@@ -73,4 +74,4 @@ def _no_operands(ctx: OpContext, output_id: int) -> InstructionIndexing:
 
 register(("all-gather", "all-gather-start"), output_to_input=_all_gather_output_to_input)
 register("scan", output_to_input=_scan_output_to_input)
-register(("constant", "iota", "parameter"), output_to_input=_no_operands)
+register((CONSTANT, IOTA, PARAMETER), output_to_input=_no_operands)

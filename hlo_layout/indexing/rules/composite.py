@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from hlo_layout.indexing.operand import InstructionIndexing
 from hlo_layout.indexing.rules.registry import OpContext, array_shape, check_ranks, register
+from hlo_layout.syntax.opcodes import CALL, FUSION
 from hlo_layout.syntax.shape import ArrayShape
 
 
 def _output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
     from hlo_layout.indexing.fusion import (  # fusion.py imports the rules
-        called_computation,
+        called_parameters,
         fusion_output_to_input,
     )
 
-    params = called_computation(ctx).parameter_instructions
+    params = called_parameters(ctx)
     result = fusion_output_to_input(ctx, output_id)
     check_ranks(
         result,
@@ -33,9 +34,9 @@ def _output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
 
 
 def _input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
-    from hlo_layout.indexing.fusion import called_computation, fusion_input_to_output
+    from hlo_layout.indexing.fusion import called_parameters, fusion_input_to_output
 
-    param = called_computation(ctx).parameter_instructions[input_id]
+    param = called_parameters(ctx)[input_id]
     result = fusion_input_to_output(ctx, input_id)
     check_ranks(
         result, array_shape(param.shape, "parameter").rank, lambda j: ctx.output_shape(j).rank
@@ -44,7 +45,7 @@ def _input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
 
 
 register(
-    ("fusion", "call"),
+    (FUSION, CALL),
     output_to_input=_output_to_input,
     input_to_output=_input_to_output,
     check_ranks=False,

@@ -22,6 +22,7 @@ from hlo_layout.indexing.operand import (
 from hlo_layout.indexing.rules.registry import OpContext, Unsupported, register
 from hlo_layout.indexing.rules.shapes import scalar_map
 from hlo_layout.syntax.attrs import int_value
+from hlo_layout.syntax.opcodes import CONSTANT, IOTA, PARAMETER
 from hlo_layout.syntax.shape import ArrayShape
 from hlo_layout.syntax.tree import Instruction
 
@@ -29,9 +30,9 @@ from hlo_layout.syntax.tree import Instruction
 def source_label(instruction: Instruction) -> str:
     """How XLA prints a runtime variable's source (`RuntimeVarIndexing::ToString`, 2026-06):
     `parameter(N)`, `constant(V)` for a scalar constant, `constant`, or the instruction name."""
-    if instruction.opcode == "parameter":
+    if instruction.opcode == PARAMETER:
         return f"parameter({instruction.parameter_number})"
-    if instruction.opcode == "constant":
+    if instruction.opcode == CONSTANT:
         shape = instruction.shape
         if isinstance(shape, ArrayShape) and shape.rank == 0 and instruction.literal is not None:
             return f"constant({instruction.literal.strip()})"
@@ -59,13 +60,13 @@ def fold_runtime_var(
     if source is None:
         return None
     shape = source.shape
-    if source.opcode == "constant" and isinstance(shape, ArrayShape) and shape.rank == 0:
+    if source.opcode == CONSTANT and isinstance(shape, ArrayShape) and shape.rank == 0:
         if all(r.is_const for r in rv_map.results):
             value = _scalar_int(source)
             if value is not None and feasible.contains(value):
                 return const(value)
         return None
-    if source.opcode == "iota":
+    if source.opcode == IOTA:
         attr = source.attr("iota_dimension")
         if attr is None:
             return None

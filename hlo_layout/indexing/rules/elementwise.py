@@ -3,36 +3,17 @@
 Mirrors XLA's `ComputeOutputToInputCwiseOpIndexing` / `ComputeInputToOutputCwiseOpIndexing`
 (indexing_analysis.cc) for the opcodes of `HloInstruction::IsOpElementwise`, `map` (whose
 `dimensions` attribute does nothing) and the all-reduce family (on one device an all-reduce reads
-the same element of every replica).
+the same element of every replica). The opcode lists are the vocabulary's
+(`syntax/opcodes.ELEMENTWISE`, `ALL_REDUCE`).
 """
 
 from __future__ import annotations
 
 from hlo_layout.indexing.map import IndexingMap
-from hlo_layout.indexing.operand import InstructionIndexing
+from hlo_layout.indexing.operand import NO_MAPS, InstructionIndexing
 from hlo_layout.indexing.rules.registry import OpContext, register
 from hlo_layout.indexing.rules.shapes import scalar_map, spread_map
-
-#: XLA's `IsOpElementwise` list in HLO text spelling (indexing.md §(b)), plus `map`.
-ELEMENTWISE_OPCODES: tuple[str, ...] = (
-    # unary
-    "abs", "acos", "acosh", "asin", "asinh", "atanh", "bitcast-convert", "cbrt", "ceil", "clz",
-    "convert", "copy", "cosine", "cosh", "erf", "exponential", "exponential-minus-one", "floor",
-    "imag", "is-finite", "log", "log-plus-one", "logistic", "negate", "not", "popcnt", "real",
-    "reduce-precision", "round-nearest-afz", "round-nearest-even", "rsqrt", "sign", "sine",
-    "sinh", "sqrt", "tan", "tanh",
-    # binary
-    "add", "and", "atan2", "compare", "complex", "divide", "maximum", "minimum", "multiply",
-    "mulhi", "or", "power", "remainder", "shift-left", "shift-right-arithmetic",
-    "shift-right-logical", "stochastic-convert", "subtract", "xor",
-    # ternary
-    "clamp", "select",
-    # elementwise by definition
-    "map",
-)  # fmt: skip
-
-#: All-reduce reads the same index of every replica; a variadic one maps operand k to output k.
-ALL_REDUCE_OPCODES: tuple[str, ...] = ("all-reduce", "all-reduce-start", "all-reduce-done")
+from hlo_layout.syntax.opcodes import ALL_REDUCE, ASYNC_DONE, ELEMENTWISE
 
 
 def _cwise_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
@@ -61,32 +42,32 @@ def _cwise_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing
 
 def _all_reduce_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
     """Output k reads operand k at the same index; a single-result all-reduce is elementwise."""
-    if ctx.num_outputs == 1 or ctx.opcode == "all-reduce-done":
+    if ctx.num_outputs == 1 or ctx.opcode in ASYNC_DONE:
         return _cwise_output_to_input(ctx, output_id)
     identity = IndexingMap.identity(ctx.output_shape(output_id).dims)
-    return InstructionIndexing(
-        tuple(frozenset() if k != output_id else frozenset(
-            InstructionIndexing.of(identity).maps[0]) for k in range(ctx.num_operands))
-    )  # fmt: skip
+    slots = [NO_MAPS] * ctx.num_operands
+    if output_id < len(slots):
+        slots[output_id] = InstructionIndexing.of(identity).maps[0]
+    return InstructionIndexing(tuple(slots))
 
 
 def _all_reduce_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
-    if ctx.num_outputs == 1 or ctx.opcode == "all-reduce-done":
+    if ctx.num_outputs == 1 or ctx.opcode in ASYNC_DONE:
         return _cwise_input_to_output(ctx, input_id)
     identity = IndexingMap.identity(ctx.operand_shape(input_id).dims)
-    slot = InstructionIndexing.of(identity).maps[0]
-    return InstructionIndexing(
-        tuple(slot if k == input_id else frozenset() for k in range(ctx.num_outputs))
-    )
+    slots = [NO_MAPS] * ctx.num_outputs
+    if input_id < len(slots):
+        slots[input_id] = InstructionIndexing.of(identity).maps[0]
+    return InstructionIndexing(tuple(slots))
 
 
 register(
-    ELEMENTWISE_OPCODES,
+    sorted(ELEMENTWISE),
     output_to_input=_cwise_output_to_input,
     input_to_output=_cwise_input_to_output,
 )
 register(
-    ALL_REDUCE_OPCODES,
+    sorted(ALL_REDUCE),
     output_to_input=_all_reduce_output_to_input,
     input_to_output=_all_reduce_input_to_output,
 )

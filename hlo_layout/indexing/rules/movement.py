@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hlo_layout.indexing.expr import AffineExpr, dim, sym
 from hlo_layout.indexing.map import IndexingMap
-from hlo_layout.indexing.operand import InstructionIndexing
+from hlo_layout.indexing.operand import NO_MAPS, InstructionIndexing
 from hlo_layout.indexing.rules.registry import OpContext, Unsupported, register
 from hlo_layout.indexing.rules.shapes import (
     bitcast_map,
@@ -180,10 +180,20 @@ def concatenate_output_to_input(ctx: OpContext, output_id: int) -> InstructionIn
     return InstructionIndexing.of(*maps)
 
 
+def _concat_offset(ctx: OpContext, c: int, k: int) -> int:
+    """Where operand k starts on the concat dim: prefix sums kept in the session, so asking for
+    every operand of a 2,000-operand concatenate is linear, not quadratic."""
+    key = ("concat_offsets", id(ctx.computation), ctx.name)
+    offsets: list[int] = ctx.session.setdefault(key, [0])
+    while len(offsets) <= k:
+        offsets.append(offsets[-1] + ctx.operand_shape(len(offsets) - 1).dims[c])
+    return offsets[k]
+
+
 def concatenate_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
     """`d_c + offset_k` over operand k (XLA's `ComputeInputToOutputConcatenateOpIndexing`)."""
     c = _concat_dim(ctx)
-    offset = sum(ctx.operand_shape(k).dims[c] for k in range(input_id))
+    offset = _concat_offset(ctx, c, input_id)
     operand = ctx.operand_shape(input_id)
     exprs = [dim(i) + offset if i == c else dim(i) for i in range(operand.rank)]
     return InstructionIndexing.of(IndexingMap.from_tensor_sizes(exprs, operand.dims))
@@ -304,7 +314,7 @@ def tuple_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing
     not read for it. (XLA gives unknown here; fusion roots use the same fact.)"""
     _check_tuple_arity(ctx)
     out = ctx.output_shape(output_id)
-    slots: list[frozenset] = [frozenset() for _ in range(ctx.num_operands)]
+    slots = [NO_MAPS] * ctx.num_operands
     slots[output_id] = InstructionIndexing.of(IndexingMap.identity(out.dims)).maps[0]
     return InstructionIndexing(tuple(slots))
 
@@ -314,7 +324,7 @@ def tuple_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
     sits in slot `input_id`, the element it reaches)."""
     _check_tuple_arity(ctx)
     operand = ctx.operand_shape(input_id)
-    slots: list[frozenset] = [frozenset() for _ in range(ctx.num_outputs)]
+    slots = [NO_MAPS] * ctx.num_outputs
     slots[input_id] = InstructionIndexing.of(IndexingMap.identity(operand.dims)).maps[0]
     return InstructionIndexing(tuple(slots))
 

@@ -9,6 +9,7 @@ why, never a guessed map.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -210,7 +211,8 @@ def check_ranks(
 ) -> None:
     """A map whose dims or results do not fit the shapes is a rule bug or a malformed
     instruction; either way it must not reach a composition, so the whole result is refused."""
-    for k, slot in enumerate(result.maps):
+    maps = result.maps
+    for k, slot in itertools.compress(enumerate(maps), maps):  # non-empty slots only (C speed)
         rank = slot_rank(k)
         for oi in slot:
             if oi.is_undefined:

@@ -16,7 +16,7 @@ from hlo_layout.memory.dataflow import ELEMENTWISE, DataflowAnalysis, HloValue, 
 from hlo_layout.memory.heap_simulator import (
     Events,
     HeapResult,
-    best_fit,
+    best_fit_both,
     peak_of_trace,
     run_heap_simulation,
 )
@@ -428,8 +428,7 @@ class BufferAssigner:
             align = (
                 self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
             )
-            spatial = best_fit(events, align, temporal=False)
-            temporal = best_fit(events, align, temporal=True)
+            spatial, temporal = best_fit_both(events, align)
             result = spatial if spatial.heap_size <= temporal.heap_size else temporal
             peak, _ = peak_of_trace(events)
             self.heaps[color] = SpaceHeap(color, result, events, peak)

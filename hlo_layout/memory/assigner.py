@@ -7,7 +7,10 @@ CombineTempAllocations (after XLA's unstable std::partition of the allocation li
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis, output_operand_pairs
@@ -104,6 +107,7 @@ class BufferAssigner:
         self._users_cache: dict[str, dict[str, list[Instruction]]] = {}
         self.heaps: dict[int, SpaceHeap] = {}
         self.temp_allocation_bytes: dict[int, int] = {}
+        self._reuse = _ReuseIndex(len(df.values))
         self._run()
 
     # -- allocations -----------------------------------------------------------------------------
@@ -121,6 +125,7 @@ class BufferAssigner:
             a.unranged = True
         else:
             bisect.insort(a.ranges, (r.start, r.end, v.id))
+            self._reuse.add_range(a, r.start, r.end)
         self.allocation_of_value[v.id] = a
         if v.live_out:
             a.live_out = True
@@ -205,10 +210,12 @@ class BufferAssigner:
                 a.parameter_aliased = aliased
                 if aliased:
                     allocation_indices.append(a.index)
+                    self._reuse.register(a)
                 return
         if any(isinstance(v.shape, TupleShape) for v in buffer):
             self._new(buffer, "tuple", size)
             return
+        color = self.buffer_color[n]
         if self.backend.reuse_allocations:
             for v in buffer:
                 if v.index != ():
@@ -221,19 +228,19 @@ class BufferAssigner:
                         held = self.allocation_of_value.get(ov.id)
                         if held is not None and self._maybe_assign(held, n):
                             return
-            # A cheap screen first: an allocation holding a value whose range strictly overlaps
-            # (not just touches) this single-valued buffer's range can never take it.
-            screen = self.lr.ranges.get(buffer[0].id) if len(buffer) == 1 else None
             allocations = self.allocations
-            size, color = self.buffer_size[n], self.buffer_color[n]
-            for k in reversed(allocation_indices):
+            screen = self.lr.ranges.get(buffer[0].id) if len(buffer) == 1 else None
+            candidates: Iterable[int]
+            if screen is not None:
+                # Only allocations with no value strictly overlapping this single-valued
+                # buffer's range can take it: the index finds them (_ReuseIndex).
+                candidates = self._reuse.candidates(screen.start, screen.end, size, color)
+            else:
+                candidates = reversed(allocation_indices)
+            for k in candidates:
                 a = allocations[k]
                 if size > a.size or color != a.color:
                     continue
-                if screen is not None and a.ranges:
-                    j = bisect.bisect_left(a.ranges, (screen.end,))
-                    if j and a.ranges[j - 1][1] > screen.start:
-                        continue
                 if self._maybe_assign(a, n):
                     return
         if not self.buffer_live_out[n]:
@@ -241,6 +248,7 @@ class BufferAssigner:
             return
         a = self._new(buffer, "output", size)
         allocation_indices.append(a.index)
+        self._reuse.register(a)
 
     def _maybe_assign(self, a: Allocation, n: int) -> bool:
         """MaybeAssignBuffer: same color, fits, writable, no live-range interference."""
@@ -471,6 +479,66 @@ class BufferAssigner:
             for vid, off in a.values.items():
                 self.temp_offsets[vid] = base + off
         self.temp_allocation_bytes = combined
+
+
+class _ReuseIndex:
+    """The reusable allocations (donated parameters, outputs) in the order BufferAssigner tries
+    them, and the live ranges of their values, as arrays: `candidates` finds, with a few numpy
+    operations instead of a scan over every allocation, the ones that may take a buffer.
+
+    An allocation's ranges pairwise only touch (values of one buffer are chained by
+    NormalizeAliasedBuffers; MaybeAssignBuffer admits no strict overlap), so an allocation can
+    take [start, end] only if none of its ranges has range.start < end and range.end > start.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.order: list[int] = []  # allocation indices, in the order they became reusable
+        self.position: dict[int, int] = {}
+        self.sizes = np.zeros(16, dtype=np.int64)
+        self.colors = np.zeros(16, dtype=np.int64)
+        self.starts = np.zeros(max(capacity, 1), dtype=np.int64)
+        self.ends = np.zeros(max(capacity, 1), dtype=np.int64)
+        self.owners = np.zeros(max(capacity, 1), dtype=np.int64)
+        self.count = 0
+
+    def register(self, a: Allocation) -> None:
+        n = len(self.order)
+        if n == len(self.sizes):
+            self.sizes = np.resize(self.sizes, 2 * n)
+            self.colors = np.resize(self.colors, 2 * n)
+        self.order.append(a.index)
+        self.position[a.index] = n
+        self.sizes[n] = a.size
+        self.colors[n] = a.color
+        for start, end, _ in a.ranges:
+            self._append(n, start, end)
+
+    def add_range(self, a: Allocation, start: int, end: int) -> None:
+        n = self.position.get(a.index)
+        if n is not None:
+            self._append(n, start, end)
+
+    def _append(self, owner: int, start: int, end: int) -> None:
+        k = self.count
+        if k == len(self.starts):
+            self.starts = np.resize(self.starts, 2 * k)
+            self.ends = np.resize(self.ends, 2 * k)
+            self.owners = np.resize(self.owners, 2 * k)
+        self.starts[k], self.ends[k], self.owners[k] = start, end, owner
+        self.count = k + 1
+
+    def candidates(self, start: int, end: int, size: int, color: int) -> list[int]:
+        """Allocation indices that fit, have the color and no strictly overlapping range, last
+        registered first (BufferAssigner's reverse scan)."""
+        n, k = len(self.order), self.count
+        if not n:
+            return []
+        blocked = np.zeros(n, dtype=bool)
+        hit = (self.starts[:k] < end) & (self.ends[:k] > start)
+        blocked[self.owners[:k][hit]] = True
+        ok = ~blocked & (self.sizes[:n] >= size) & (self.colors[:n] == color)
+        order = self.order
+        return [order[p] for p in np.flatnonzero(ok)[::-1].tolist()]
 
 
 def _elementwise_on(user: Instruction, k: int) -> bool:

@@ -210,11 +210,13 @@ class _Packer:
     """GlobalDecreasingSizeBestFitHeap over a trace's intervals, packed in either order.
 
     XLA asks an interval tree for the committed chunks that overlap a buffer in time, then
-    subtracts them from a free map. Every interval is known before packing starts, so we keep
-    them in one static array sorted by start: the chunks that can overlap [s, e] in time are a
-    prefix (start <= e), and among those the committed ones with end >= s (an uncommitted
-    interval has end -1). The gap search over them (_find_chunk) is vectorized when they are
-    many; the chunk chosen is the one _find_chunk (and XLA) chooses.
+    subtracts them from a free map. Every interval is known before packing starts, so we index
+    them once, statically: sorted by start, with checkpoints every `stride` time units that list
+    the intervals alive there. The intervals that can meet [s, e] are those alive at the last
+    checkpoint c <= s, plus those starting in (c, e] (a contiguous run in start order); the
+    committed ones among them (an uncommitted interval has end -1) with end >= s are the chunks
+    the gap search (_find_chunk_sorted, vectorized when they are many) reads. The chunk chosen
+    is the one XLA chooses.
     """
 
     def __init__(self, intervals: dict[int, Interval]) -> None:
@@ -224,6 +226,28 @@ class _Packer:
         self.starts = [iv.start for iv in by_start]
         self.start_array = np.array(self.starts, dtype=np.int64)
         self.groups = _groups(intervals)
+        n = len(by_start)
+        ends = np.array([iv.end for iv in by_start], dtype=np.int64)
+        horizon = int(ends.max()) + 1 if n else 1
+        # The smallest stride whose checkpoint lists hold at most 4 entries per interval.
+        sorted_ends = np.sort(ends)
+        stride = 64
+        while True:
+            points = np.arange(0, horizon, stride)
+            alive = np.searchsorted(self.start_array, points, "right") - np.searchsorted(
+                sorted_ends, points, "left"
+            )
+            if int(alive.sum()) <= 4 * n + 64 or stride >= horizon:
+                break
+            stride *= 2
+        self.stride = stride
+        self.alive: list[np.ndarray] = []
+        self.alive_lists: list[list[int]] = []
+        for c in range(0, horizon, stride):
+            p = bisect.bisect_right(self.starts, c)
+            ids = np.flatnonzero(ends[:p] >= c)
+            self.alive.append(ids)
+            self.alive_lists.append(ids.tolist())
 
     def pack(self, alignment: int, temporal: bool) -> HeapResult:
         groups = self.groups
@@ -236,9 +260,11 @@ class _Packer:
 
         n = len(self.starts)
         committed_end = np.full(n, -1, dtype=np.int64)
-        offset_of = np.zeros(n, dtype=np.int64)
-        aligned_end = np.zeros(n, dtype=np.int64)
+        chunks = np.zeros((n, 2), dtype=np.int64)  # offset, aligned end
+        end_list = [-1] * n
+        chunk_list = [(0, 0)] * n
         starts, start_array, position = self.starts, self.start_array, self.position
+        alive, alive_lists, stride = self.alive, self.alive_lists, self.stride
         offsets: dict[int, int] = {}
         sizes: dict[int, int] = {}
         heap = 0
@@ -247,28 +273,39 @@ class _Packer:
             group = groups[iv.key]
             max_size = max(g.size for g in group)
             windows = _windows(group)
-            p = bisect.bisect_right(starts, windows[-1][1])
-            if len(windows) == 1:
-                mask = committed_end[:p] >= windows[0][0]
+            s, e = windows[0][0], windows[-1][1]
+            cp = s // stride
+            lo = bisect.bisect_right(starts, cp * stride)
+            p = bisect.bisect_right(starts, e)
+            ids = alive_lists[cp] if cp < len(alive_lists) else []
+            if len(ids) + p - lo < _VECTOR_FROM:
+                if len(windows) == 1:
+                    used = [chunk_list[k] for k in ids if end_list[k] >= s]
+                    used += [chunk_list[k] for k in range(lo, p) if end_list[k] >= s]
+                else:
+                    used = [
+                        chunk_list[k]
+                        for k in (*ids, *range(lo, p))
+                        if any(end_list[k] >= ws and starts[k] <= we for ws, we in windows)
+                    ]
+                used.sort()
+                offset = _find_chunk_sorted(used, max_size)
             else:
-                ends, begins = committed_end[:p], start_array[:p]
-                mask = (ends >= windows[0][0]) & (begins <= windows[0][1])
-                for s, e in windows[1:]:
-                    mask |= (ends >= s) & (begins <= e)
-            hits = np.flatnonzero(mask)
-            if len(hits) == 0:
-                offset = 0
-            elif len(hits) < _VECTOR_FROM:
-                offset = _find_chunk_sorted(
-                    sorted(zip(offset_of[hits].tolist(), aligned_end[hits].tolist())), max_size
-                )
-            else:
-                offset = _find_chunk_vector(offset_of[hits], aligned_end[hits], max_size)
+                hits = np.concatenate((alive[cp], np.arange(lo, p))) if ids else np.arange(lo, p)
+                got = committed_end[hits]
+                if len(windows) == 1:
+                    mask = got >= s
+                else:
+                    begins = start_array[hits]
+                    mask = (got >= windows[0][0]) & (begins <= windows[0][1])
+                    for ws, we in windows[1:]:
+                        mask |= (got >= ws) & (begins <= we)
+                offset = _find_chunk_vector(chunks[hits[mask]], max_size)
             for g in group:
                 k = position[g.key]
-                committed_end[k] = g.end
-                offset_of[k] = offset
-                aligned_end[k] = _round_up(offset + g.size, alignment)
+                aligned = _round_up(offset + g.size, alignment)
+                committed_end[k] = end_list[k] = g.end
+                chunks[k] = chunk_list[k] = (offset, aligned)
                 offsets[g.key] = offset
                 sizes[g.key] = g.size
             heap = max(heap, offset + max_size)
@@ -311,17 +348,16 @@ def _find_chunk_sorted(used: list[tuple[int, int]], max_size: int) -> int:
     return best_off if best_len >= 0 else cur
 
 
-def _find_chunk_vector(offsets: np.ndarray, aligned_ends: np.ndarray, max_size: int) -> int:
-    """_find_chunk_sorted over numpy arrays (any order): the same chunk."""
-    order = np.argsort(offsets, kind="stable")
-    offs = offsets[order]
-    reach = np.maximum.accumulate(aligned_ends[order])
-    cur = np.empty_like(reach)
-    cur[0] = 0
-    cur[1:] = reach[:-1]
-    gaps = offs - cur
+def _find_chunk_vector(used: np.ndarray, max_size: int) -> int:
+    """_find_chunk_sorted over a numpy array of (offset, aligned end) rows, in any order."""
+    if not len(used):
+        return 0
+    used = used[used[:, 0].argsort()]
+    reach = np.maximum.accumulate(used[:, 1])
+    gaps = used[:, 0].copy()
+    gaps[1:] -= reach[:-1]
     gaps[gaps < max_size] = _NO_GAP
     j = int(gaps.argmin())
     if gaps[j] == _NO_GAP:
         return int(reach[-1])
-    return int(cur[j])
+    return int(reach[j - 1]) if j else 0

@@ -19,7 +19,7 @@ from hlo_layout.memory.dataflow import ELEMENTWISE, DataflowAnalysis, HloValue, 
 from hlo_layout.memory.heap_simulator import (
     Events,
     HeapResult,
-    best_fit_both,
+    choose_best_fit,
     peak_of_trace,
     run_heap_simulation,
 )
@@ -436,8 +436,7 @@ class BufferAssigner:
             align = (
                 self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
             )
-            spatial, temporal = best_fit_both(events, align)
-            result = spatial if spatial.heap_size <= temporal.heap_size else temporal
+            result = choose_best_fit(events, align)
             peak, _ = peak_of_trace(events)
             self.heaps[color] = SpaceHeap(color, result, events, peak)
             a = Allocation(len(self.allocations), result.heap_size, color, "temp")

@@ -206,6 +206,18 @@ def best_fit_both(events: Events, alignment: int) -> tuple[HeapResult, HeapResul
     return packer.pack(alignment, False), packer.pack(alignment, True)
 
 
+def choose_best_fit(events: Events, alignment: int) -> HeapResult:
+    """ChooseBestHeapAlgorithm over the spatial and temporal packings: the smaller heap, spatial
+    on ties. The temporal packing is skipped when the spatial one already reaches a lower bound
+    no packing can beat (_Packer.lower_bound): it could then only tie, and ties go to spatial."""
+    packer = _Packer(_intervals(events))
+    spatial = packer.pack(alignment, False)
+    if spatial.heap_size <= packer.lower_bound(alignment):
+        return spatial
+    temporal = packer.pack(alignment, True)
+    return spatial if spatial.heap_size <= temporal.heap_size else temporal
+
+
 class _Packer:
     """GlobalDecreasingSizeBestFitHeap over a trace's intervals, packed in either order.
 
@@ -248,6 +260,33 @@ class _Packer:
             ids = np.flatnonzero(ends[:p] >= c)
             self.alive.append(ids)
             self.alive_lists.append(ids.tolist())
+
+    def lower_bound(self, alignment: int) -> int:
+        """A heap size no packing can go below.
+
+        Groups alive at one time hold disjoint chunks at aligned offsets, each at least as big
+        as the group's smallest member; a chunk ends where the next one may start only after
+        rounding up. So heap >= max over time of the sum of sizes, and, with R the max over time
+        of the sum of rounded-up sizes, heap >= R - (align - 1) and heap >= R - the largest
+        rounding any group needs (the top chunk needs no rounding).
+        """
+        if not self.groups:
+            return 0
+        horizon = max(iv.end for iv in self.intervals.values()) + 2
+        plain = np.zeros(horizon + 1, dtype=np.int64)
+        rounded = np.zeros(horizon + 1, dtype=np.int64)
+        waste = 0
+        for group in self.groups.values():
+            size = min(g.size for g in group)
+            up = _round_up(size, alignment)
+            waste = max(waste, up - size)
+            for s, e in _windows(group):
+                plain[s] += size
+                plain[e + 1] -= size
+                rounded[s] += up
+                rounded[e + 1] -= up
+        r = int(np.cumsum(rounded).max())
+        return max(int(np.cumsum(plain).max()), r - min(waste, alignment - 1))
 
     def pack(self, alignment: int, temporal: bool) -> HeapResult:
         groups = self.groups

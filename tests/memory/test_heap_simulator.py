@@ -14,6 +14,7 @@ from hlo_layout.memory.heap_simulator import (
     _intervals,
     best_fit,
     best_fit_both,
+    choose_best_fit,
     peak_of_trace,
 )
 
@@ -173,3 +174,17 @@ def test_fast_best_fit_equals_reference(
     assert fast.sizes == slow.sizes
     assert fast.heap_size == slow.heap_size
     assert both == fast
+
+
+@settings(max_examples=200, deadline=None)
+@given(shared_traces(), st.sampled_from([1, 8, 64, 256]))
+def test_choice_equals_the_smaller_reference_heap(events: Events, alignment: int) -> None:
+    """ChooseBestHeapAlgorithm: the smaller of the two reference packings, spatial on ties, even
+    when the temporal one is skipped for reaching the lower bound; the bound never exceeds a
+    packing."""
+    spatial = _reference_best_fit(events, alignment, False)
+    temporal = _reference_best_fit(events, alignment, True)
+    want = spatial if spatial.heap_size <= temporal.heap_size else temporal
+    assert choose_best_fit(events, alignment) == want
+    bound = heap_simulator._Packer(_intervals(events)).lower_bound(alignment)
+    assert bound <= min(spatial.heap_size, temporal.heap_size)

@@ -107,7 +107,7 @@ class BufferAssigner:
         self._users_cache: dict[str, dict[str, list[Instruction]]] = {}
         self.heaps: dict[int, SpaceHeap] = {}
         self.temp_allocation_bytes: dict[int, int] = {}
-        self._reuse = _ReuseIndex(len(df.values))
+        self._reuse = _ReuseIndex()
         self._run()
 
     # -- allocations -----------------------------------------------------------------------------
@@ -125,7 +125,7 @@ class BufferAssigner:
             a.unranged = True
         else:
             bisect.insort(a.ranges, (r.start, r.end, v.id))
-            self._reuse.add_range(a, r.start, r.end)
+            self._reuse.add_range(a)
         self.allocation_of_value[v.id] = a
         if v.live_out:
             a.live_out = True
@@ -232,14 +232,15 @@ class BufferAssigner:
             screen = self.lr.ranges.get(buffer[0].id) if len(buffer) == 1 else None
             candidates: Iterable[int]
             if screen is not None:
-                # Only allocations with no value strictly overlapping this single-valued
-                # buffer's range can take it: the index finds them (_ReuseIndex).
-                candidates = self._reuse.candidates(screen.start, screen.end, size, color)
+                # A cheap screen first (_passes_screen), over the allocations the index finds.
+                candidates = self._reuse.candidates(screen.start, screen.end)
             else:
                 candidates = reversed(allocation_indices)
             for k in candidates:
                 a = allocations[k]
                 if size > a.size or color != a.color:
+                    continue
+                if screen is not None and not _passes_screen(a, screen.start, screen.end):
                     continue
                 if self._maybe_assign(a, n):
                     return
@@ -482,62 +483,90 @@ class BufferAssigner:
 
 class _ReuseIndex:
     """The reusable allocations (donated parameters, outputs) in the order BufferAssigner tries
-    them, and the live ranges of their values, as arrays: `candidates` finds, with a few numpy
-    operations instead of a scan over every allocation, the ones that may take a buffer.
+    them, and the free gaps between their values' live ranges, as arrays: `candidates` finds,
+    with a few numpy operations instead of a scan over every allocation, those that may take a
+    buffer living over [start, end].
 
-    An allocation's ranges pairwise only touch (values of one buffer are chained by
-    NormalizeAliasedBuffers; MaybeAssignBuffer admits no strict overlap), so an allocation can
-    take [start, end] only if none of its ranges has range.start < end and range.end > start.
+    BufferAssigner's screen rejects an allocation whose last range starting before `end` ends
+    after `start`. The gaps of an allocation are (-inf, first start), (range end, next range's
+    start) ... (last end, inf); an allocation the screen passes has a gap holding [start, end],
+    so the allocations with such a gap are a superset (equal when, as MaybeAssignBuffer ensures,
+    the ranges only touch), and the screen itself still runs on each (`passes`).
     """
 
-    def __init__(self, capacity: int) -> None:
-        self.order: list[int] = []  # allocation indices, in the order they became reusable
-        self.position: dict[int, int] = {}
-        self.sizes = np.zeros(16, dtype=np.int64)
-        self.colors = np.zeros(16, dtype=np.int64)
-        self.starts = np.zeros(max(capacity, 1), dtype=np.int64)
-        self.ends = np.zeros(max(capacity, 1), dtype=np.int64)
-        self.owners = np.zeros(max(capacity, 1), dtype=np.int64)
-        self.count = 0
+    _NEVER = np.iinfo(np.int64).max
+
+    def __init__(self) -> None:
+        self.order: list[int] = []  # allocation indices, in the order of registration
+        self.position: dict[int, int] = {}  # allocation index -> order of registration
+        self.owned: list[list[int]] = []  # per registered allocation: its live gap slots
+        self.gap_start = np.zeros(64, dtype=np.int64)
+        self.gap_end = np.zeros(64, dtype=np.int64)
+        self.gap_owner: list[int] = []
+        self.dead = 0
 
     def register(self, a: Allocation) -> None:
-        n = len(self.order)
-        if n == len(self.sizes):
-            self.sizes = np.resize(self.sizes, 2 * n)
-            self.colors = np.resize(self.colors, 2 * n)
+        self.position[a.index] = len(self.owned)
         self.order.append(a.index)
-        self.position[a.index] = n
-        self.sizes[n] = a.size
-        self.colors[n] = a.color
-        for start, end, _ in a.ranges:
-            self._append(n, start, end)
+        self.owned.append([])
+        self._gaps(a)
 
-    def add_range(self, a: Allocation, start: int, end: int) -> None:
-        n = self.position.get(a.index)
-        if n is not None:
-            self._append(n, start, end)
+    def add_range(self, a: Allocation) -> None:
+        if a.index in self.position:
+            self._gaps(a)
 
-    def _append(self, owner: int, start: int, end: int) -> None:
-        k = self.count
-        if k == len(self.starts):
-            self.starts = np.resize(self.starts, 2 * k)
-            self.ends = np.resize(self.ends, 2 * k)
-            self.owners = np.resize(self.owners, 2 * k)
-        self.starts[k], self.ends[k], self.owners[k] = start, end, owner
-        self.count = k + 1
+    def _gaps(self, a: Allocation) -> None:
+        """Replaces the gap slots of `a` with those of its current ranges."""
+        pos = self.position[a.index]
+        for slot in self.owned[pos]:
+            self.gap_start[slot] = self._NEVER
+        self.dead += len(self.owned[pos])
+        bounds = [-1, *(x for r in a.ranges for x in (r[0], r[1])), self._NEVER]
+        slots = []
+        for k in range(0, len(bounds), 2):
+            slots.append(self._append(bounds[k], bounds[k + 1], pos))
+        self.owned[pos] = slots
+        if self.dead > 64 and self.dead > len(self.gap_owner) // 2:
+            self._compact()
 
-    def candidates(self, start: int, end: int, size: int, color: int) -> list[int]:
-        """Allocation indices that fit, have the color and no strictly overlapping range, last
-        registered first (BufferAssigner's reverse scan)."""
-        n, k = len(self.order), self.count
+    def _append(self, start: int, end: int, owner: int) -> int:
+        k = len(self.gap_owner)
+        if k == len(self.gap_start):
+            self.gap_start = np.resize(self.gap_start, 2 * k)
+            self.gap_end = np.resize(self.gap_end, 2 * k)
+        self.gap_start[k] = start
+        self.gap_end[k] = end
+        self.gap_owner.append(owner)
+        return k
+
+    def _compact(self) -> None:
+        starts, ends = self.gap_start.tolist(), self.gap_end.tolist()
+        old_owned = self.owned
+        self.gap_owner = []
+        self.owned = [[] for _ in old_owned]
+        self.dead = 0
+        for pos, slots in enumerate(old_owned):
+            self.owned[pos] = [self._append(starts[k], ends[k], pos) for k in slots]
+
+    def candidates(self, start: int, end: int) -> list[int]:
+        """Allocation indices with a gap holding [start, end], last registered first."""
+        n = len(self.gap_owner)
         if not n:
             return []
-        blocked = np.zeros(n, dtype=bool)
-        hit = (self.starts[:k] < end) & (self.ends[:k] > start)
-        blocked[self.owners[:k][hit]] = True
-        ok = ~blocked & (self.sizes[:n] >= size) & (self.colors[:n] == color)
-        order = self.order
-        return [order[p] for p in np.flatnonzero(ok)[::-1].tolist()]
+        hit = np.flatnonzero((self.gap_start[:n] <= start) & (self.gap_end[:n] >= end))
+        owner = self.gap_owner
+        order = sorted({owner[k] for k in hit.tolist()}, reverse=True)
+        indices = self.order
+        return [indices[p] for p in order]
+
+
+def _passes_screen(a: Allocation, start: int, end: int) -> bool:
+    """BufferAssigner's cheap screen: the last range of `a` starting before `end` must not
+    end after `start` (a strict overlap can never be shared)."""
+    if not a.ranges:
+        return True
+    j = bisect.bisect_left(a.ranges, (end,))
+    return not (j and a.ranges[j - 1][1] > start)
 
 
 def _elementwise_on(user: Instruction, k: int) -> bool:

@@ -405,6 +405,7 @@ class DataflowAnalysis:
                 top_only = i.opcode in ("get-tuple-element", "copy")
                 for k in range(len(i.operands)):
                     ovs = self._operand_set(c, i, k)
+                    used: list[tuple[Index, tuple[HloValue, ...]]]
                     if top_only:  # reads only the operand's top-level value
                         top = ovs.get(())
                         used = [((), top)] if top is not None else []

@@ -15,15 +15,18 @@ from __future__ import annotations
 import argparse
 import gc
 import re
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from hlo_layout.memory import analyze_memory
-from hlo_layout.syntax import parse_file
-from hlo_layout.syntax.printer import print_shape
-
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from hlo_layout.memory import analyze_memory  # noqa: E402
+from hlo_layout.syntax import parse_file  # noqa: E402
+from hlo_layout.syntax.printer import print_shape  # noqa: E402
+
 CORPUS = REPO / "tests" / "data" / "corpus"
 SHARED = REPO.parent / "shared" / "corpus"
 KINDS = {

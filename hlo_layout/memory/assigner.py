@@ -125,7 +125,7 @@ class BufferAssigner:
             a.unranged = True
         else:
             bisect.insort(a.ranges, (r.start, r.end, v.id))
-            self._reuse.add_range(a)
+            self._reuse.add_range(a, r.start, r.end)
         self.allocation_of_value[v.id] = a
         if v.live_out:
             a.live_out = True
@@ -499,7 +499,8 @@ class _ReuseIndex:
     def __init__(self) -> None:
         self.order: list[int] = []  # allocation indices, in the order of registration
         self.position: dict[int, int] = {}  # allocation index -> order of registration
-        self.owned: list[list[int]] = []  # per registered allocation: its live gap slots
+        self.owned: list[list[int]] = []  # per registered allocation: its gap slots, in order
+        self.gap_starts: list[list[int]] = []  # per registered allocation: its gaps' starts
         self.gap_start = np.zeros(64, dtype=np.int64)
         self.gap_end = np.zeros(64, dtype=np.int64)
         self.gap_owner: list[int] = []
@@ -509,11 +510,26 @@ class _ReuseIndex:
         self.position[a.index] = len(self.owned)
         self.order.append(a.index)
         self.owned.append([])
+        self.gap_starts.append([])
         self._gaps(a)
 
-    def add_range(self, a: Allocation) -> None:
-        if a.index in self.position:
-            self._gaps(a)
+    def add_range(self, a: Allocation, start: int, end: int) -> None:
+        """A value's range joined `a`: split the gap holding it (or, should no gap hold it,
+        recompute the allocation's gaps)."""
+        pos = self.position.get(a.index)
+        if pos is None:
+            return
+        starts = self.gap_starts[pos]
+        k = bisect.bisect_right(starts, start) - 1
+        if k >= 0:
+            slot = self.owned[pos][k]
+            gap_end = int(self.gap_end[slot])
+            if end <= gap_end:
+                self.gap_end[slot] = start
+                starts.insert(k + 1, end)
+                self.owned[pos].insert(k + 1, self._append(end, gap_end, pos))
+                return
+        self._gaps(a)
 
     def _gaps(self, a: Allocation) -> None:
         """Replaces the gap slots of `a` with those of its current ranges."""
@@ -522,10 +538,10 @@ class _ReuseIndex:
             self.gap_start[slot] = self._NEVER
         self.dead += len(self.owned[pos])
         bounds = [-1, *(x for r in a.ranges for x in (r[0], r[1])), self._NEVER]
-        slots = []
-        for k in range(0, len(bounds), 2):
-            slots.append(self._append(bounds[k], bounds[k + 1], pos))
-        self.owned[pos] = slots
+        self.gap_starts[pos] = bounds[0::2]
+        self.owned[pos] = [
+            self._append(bounds[k], bounds[k + 1], pos) for k in range(0, len(bounds), 2)
+        ]
         if self.dead > 64 and self.dead > len(self.gap_owner) // 2:
             self._compact()
 

@@ -347,7 +347,9 @@ def analyze_memory(
         end = max(r.end for r, _ in ranged)
         size = assigner.buffer_size[n]
         color = assigner.buffer_color[n]
-        d = diffs.setdefault(color, [0] * (n_steps + 1))
+        d = diffs.get(color)
+        if d is None:  # not setdefault: its default list would be built for every buffer
+            d = diffs[color] = [0] * (n_steps + 1)
         d[start] += size
         d[min(end, n_steps - 1) + 1] -= size
         rep = max(ranged, key=lambda rv: (assigner.size[rv[1].id], -rv[1].id))[1]

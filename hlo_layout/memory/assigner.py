@@ -7,7 +7,10 @@ CombineTempAllocations (after XLA's unstable std::partition of the allocation li
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis, output_operand_pairs
@@ -16,7 +19,7 @@ from hlo_layout.memory.dataflow import ELEMENTWISE, DataflowAnalysis, HloValue, 
 from hlo_layout.memory.heap_simulator import (
     Events,
     HeapResult,
-    best_fit,
+    choose_best_fit,
     peak_of_trace,
     run_heap_simulation,
 )
@@ -104,6 +107,7 @@ class BufferAssigner:
         self._users_cache: dict[str, dict[str, list[Instruction]]] = {}
         self.heaps: dict[int, SpaceHeap] = {}
         self.temp_allocation_bytes: dict[int, int] = {}
+        self._reuse = _ReuseIndex()
         self._run()
 
     # -- allocations -----------------------------------------------------------------------------
@@ -121,6 +125,7 @@ class BufferAssigner:
             a.unranged = True
         else:
             bisect.insort(a.ranges, (r.start, r.end, v.id))
+            self._reuse.add_range(a, r.start, r.end)
         self.allocation_of_value[v.id] = a
         if v.live_out:
             a.live_out = True
@@ -205,10 +210,12 @@ class BufferAssigner:
                 a.parameter_aliased = aliased
                 if aliased:
                     allocation_indices.append(a.index)
+                    self._reuse.register(a)
                 return
         if any(isinstance(v.shape, TupleShape) for v in buffer):
             self._new(buffer, "tuple", size)
             return
+        color = self.buffer_color[n]
         if self.backend.reuse_allocations:
             for v in buffer:
                 if v.index != ():
@@ -221,19 +228,20 @@ class BufferAssigner:
                         held = self.allocation_of_value.get(ov.id)
                         if held is not None and self._maybe_assign(held, n):
                             return
-            # A cheap screen first: an allocation holding a value whose range strictly overlaps
-            # (not just touches) this single-valued buffer's range can never take it.
-            screen = self.lr.ranges.get(buffer[0].id) if len(buffer) == 1 else None
             allocations = self.allocations
-            size, color = self.buffer_size[n], self.buffer_color[n]
-            for k in reversed(allocation_indices):
+            screen = self.lr.ranges.get(buffer[0].id) if len(buffer) == 1 else None
+            candidates: Iterable[int]
+            if screen is not None:
+                # A cheap screen first (_passes_screen), over the allocations the index finds.
+                candidates = self._reuse.candidates(screen.start, screen.end)
+            else:
+                candidates = reversed(allocation_indices)
+            for k in candidates:
                 a = allocations[k]
                 if size > a.size or color != a.color:
                     continue
-                if screen is not None and a.ranges:
-                    j = bisect.bisect_left(a.ranges, (screen.end,))
-                    if j and a.ranges[j - 1][1] > screen.start:
-                        continue
+                if screen is not None and not _passes_screen(a, screen.start, screen.end):
+                    continue
                 if self._maybe_assign(a, n):
                     return
         if not self.buffer_live_out[n]:
@@ -241,6 +249,7 @@ class BufferAssigner:
             return
         a = self._new(buffer, "output", size)
         allocation_indices.append(a.index)
+        self._reuse.register(a)
 
     def _maybe_assign(self, a: Allocation, n: int) -> bool:
         """MaybeAssignBuffer: same color, fits, writable, no live-range interference."""
@@ -428,9 +437,7 @@ class BufferAssigner:
             align = (
                 self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
             )
-            spatial = best_fit(events, align, temporal=False)
-            temporal = best_fit(events, align, temporal=True)
-            result = spatial if spatial.heap_size <= temporal.heap_size else temporal
+            result = choose_best_fit(events, align)
             peak, _ = peak_of_trace(events)
             self.heaps[color] = SpaceHeap(color, result, events, peak)
             a = Allocation(len(self.allocations), result.heap_size, color, "temp")
@@ -472,6 +479,110 @@ class BufferAssigner:
             for vid, off in a.values.items():
                 self.temp_offsets[vid] = base + off
         self.temp_allocation_bytes = combined
+
+
+class _ReuseIndex:
+    """The reusable allocations (donated parameters, outputs) in the order BufferAssigner tries
+    them, and the free gaps between their values' live ranges, as arrays: `candidates` finds,
+    with a few numpy operations instead of a scan over every allocation, those that may take a
+    buffer living over [start, end].
+
+    BufferAssigner's screen rejects an allocation whose last range starting before `end` ends
+    after `start`. The gaps of an allocation are (-inf, first start), (range end, next range's
+    start) ... (last end, inf); an allocation the screen passes has a gap holding [start, end],
+    so the allocations with such a gap are a superset (equal when, as MaybeAssignBuffer ensures,
+    the ranges only touch), and the screen itself still runs on each (`passes`).
+    """
+
+    _NEVER = np.iinfo(np.int64).max
+
+    def __init__(self) -> None:
+        self.order: list[int] = []  # allocation indices, in the order of registration
+        self.position: dict[int, int] = {}  # allocation index -> order of registration
+        self.owned: list[list[int]] = []  # per registered allocation: its gap slots, in order
+        self.gap_starts: list[list[int]] = []  # per registered allocation: its gaps' starts
+        self.gap_start = np.zeros(64, dtype=np.int64)
+        self.gap_end = np.zeros(64, dtype=np.int64)
+        self.gap_owner: list[int] = []
+        self.dead = 0
+
+    def register(self, a: Allocation) -> None:
+        self.position[a.index] = len(self.owned)
+        self.order.append(a.index)
+        self.owned.append([])
+        self.gap_starts.append([])
+        self._gaps(a)
+
+    def add_range(self, a: Allocation, start: int, end: int) -> None:
+        """A value's range joined `a`: split the gap holding it (or, should no gap hold it,
+        recompute the allocation's gaps)."""
+        pos = self.position.get(a.index)
+        if pos is None:
+            return
+        starts = self.gap_starts[pos]
+        k = bisect.bisect_right(starts, start) - 1
+        if k >= 0:
+            slot = self.owned[pos][k]
+            gap_end = int(self.gap_end[slot])
+            if end <= gap_end:
+                self.gap_end[slot] = start
+                starts.insert(k + 1, end)
+                self.owned[pos].insert(k + 1, self._append(end, gap_end, pos))
+                return
+        self._gaps(a)
+
+    def _gaps(self, a: Allocation) -> None:
+        """Replaces the gap slots of `a` with those of its current ranges."""
+        pos = self.position[a.index]
+        for slot in self.owned[pos]:
+            self.gap_start[slot] = self._NEVER
+        self.dead += len(self.owned[pos])
+        bounds = [-1, *(x for r in a.ranges for x in (r[0], r[1])), self._NEVER]
+        self.gap_starts[pos] = bounds[0::2]
+        self.owned[pos] = [
+            self._append(bounds[k], bounds[k + 1], pos) for k in range(0, len(bounds), 2)
+        ]
+        if self.dead > 64 and self.dead > len(self.gap_owner) // 2:
+            self._compact()
+
+    def _append(self, start: int, end: int, owner: int) -> int:
+        k = len(self.gap_owner)
+        if k == len(self.gap_start):
+            self.gap_start = np.resize(self.gap_start, 2 * k)
+            self.gap_end = np.resize(self.gap_end, 2 * k)
+        self.gap_start[k] = start
+        self.gap_end[k] = end
+        self.gap_owner.append(owner)
+        return k
+
+    def _compact(self) -> None:
+        starts, ends = self.gap_start.tolist(), self.gap_end.tolist()
+        old_owned = self.owned
+        self.gap_owner = []
+        self.owned = [[] for _ in old_owned]
+        self.dead = 0
+        for pos, slots in enumerate(old_owned):
+            self.owned[pos] = [self._append(starts[k], ends[k], pos) for k in slots]
+
+    def candidates(self, start: int, end: int) -> list[int]:
+        """Allocation indices with a gap holding [start, end], last registered first."""
+        n = len(self.gap_owner)
+        if not n:
+            return []
+        hit = np.flatnonzero((self.gap_start[:n] <= start) & (self.gap_end[:n] >= end))
+        owner = self.gap_owner
+        order = sorted({owner[k] for k in hit.tolist()}, reverse=True)
+        indices = self.order
+        return [indices[p] for p in order]
+
+
+def _passes_screen(a: Allocation, start: int, end: int) -> bool:
+    """BufferAssigner's cheap screen: the last range of `a` starting before `end` must not
+    end after `start` (a strict overlap can never be shared)."""
+    if not a.ranges:
+        return True
+    j = bisect.bisect_left(a.ranges, (end,))
+    return not (j and a.ranges[j - 1][1] > start)
 
 
 def _elementwise_on(user: Instruction, k: int) -> bool:

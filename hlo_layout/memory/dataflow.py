@@ -177,9 +177,11 @@ class DataflowAnalysis:
         self._defined_at: dict[tuple[str, str], list[HloValue]] = {}
         self.kinds = computation_kinds(module)
         self.callee_of: dict[str, tuple[Computation, Instruction]] = {}
+        self._split: dict[int, tuple[ValueSet, dict[int, ValueSet]]] = {}
         self._define_values()
         self._evaluate(entry, None)
         self._positions_and_uses()
+        self._split.clear()
 
     def defines(self, c: Computation, i: Instruction, index: Index, shape: Shape) -> bool:
         param_defines = c is self.entry or self.kinds.get(c.name) == "thread_local"
@@ -209,8 +211,23 @@ class DataflowAnalysis:
         op = i.operands[k]
         vs = self.sets.get((c.name, op.name), {})
         if op.index is not None:  # `%x#1`: element 1 of the tuple x
-            return {idx[1:]: v for idx, v in vs.items() if idx[:1] == (op.index,)}
+            return self._element(vs, op.index)
         return vs
+
+    def _element(self, vs: ValueSet, k: int) -> ValueSet:
+        """The value set of element k of a tuple's value set (a new dict).
+
+        A tuple's set is split by first index once (cached by identity; sets are not changed
+        once stored): reading each element by filtering the whole set made a loop carrying a
+        tuple of n elements cost n * n."""
+        hit = self._split.get(id(vs))
+        if hit is None or hit[0] is not vs:
+            split: dict[int, ValueSet] = {}
+            for idx, v in vs.items():
+                if idx:
+                    split.setdefault(idx[0], {})[idx[1:]] = v
+            hit = self._split[id(vs)] = (vs, split)
+        return dict(hit[1].get(k, {}))
 
     def _evaluate(self, c: Computation, params: list[ValueSet] | None) -> ValueSet:
         """Value sets of every instruction of `c`; `params` give a callee's parameter sets."""
@@ -240,9 +257,7 @@ class DataflowAnalysis:
             ):
                 out = dict(self._operand_set(c, i, 0))
             elif op == "get-tuple-element" and i.operands:
-                k = _tuple_index(i)
-                src = self._operand_set(c, i, 0)
-                out = {idx[1:]: v for idx, v in src.items() if idx[:1] == (k,)}
+                out = self._element(self._operand_set(c, i, 0), _tuple_index(i))
             elif op in ("tuple",):
                 for k in range(len(i.operands)):
                     for idx, v in self._operand_set(c, i, k).items():
@@ -385,11 +400,18 @@ class DataflowAnalysis:
                             v.positions.append((c, i, index))
                         if c is self.entry and i is root:
                             v.live_out = True
+                if i.opcode in ("tuple", "domain"):  # MayUseOperandValue: uses nothing
+                    continue
+                top_only = i.opcode in ("get-tuple-element", "copy")
                 for k in range(len(i.operands)):
                     ovs = self._operand_set(c, i, k)
-                    for index, values in ovs.items():
-                        if not may_use(i, index):
-                            continue
+                    used: list[tuple[Index, tuple[HloValue, ...]]]
+                    if top_only:  # reads only the operand's top-level value
+                        top = ovs.get(())
+                        used = [((), top)] if top is not None else []
+                    else:
+                        used = list(ovs.items())
+                    for index, values in used:
                         use = (c, i, k, index)
                         for v in values:  # one HloUse per (user, operand, index): no duplicates
                             v.uses.append(use)

@@ -2,9 +2,10 @@
 the flattened schedule, and GlobalDecreasingSizeBestFitHeap's packing (spatial and temporal
 orders; the smaller heap wins, as ChooseBestHeapAlgorithm does).
 
-Free space is found with a sorted list of busy chunks overlapping the interval in time (interval
-search over buffers sorted by start) instead of XLA's interval tree; the chunk chosen is XLA's:
-the smallest free gap that fits the aligned request, lowest offset on ties.
+Free space is found among the committed chunks overlapping the buffer in time, selected from
+one array of all intervals sorted by start (every interval is known before packing) instead of
+XLA's interval tree; the chunk chosen is XLA's: the smallest free gap that fits the aligned
+request, lowest offset on ties (see _Packer).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
+
+import numpy as np
 
 INF = 1 << 62
 
@@ -159,158 +161,242 @@ def _intervals(events: Events) -> dict[int, Interval]:
     return out
 
 
-def _transitive(intervals: dict[int, Interval], iv: Interval) -> list[Interval]:
-    seen: set[int] = set()
-    out: list[Interval] = []
-    stack = [iv]
-    while stack:
-        item = stack.pop()
-        for c in item.colocations:
-            if c not in seen:
-                seen.add(c)
-                out.append(intervals[c])
-                stack.append(intervals[c])
-    return out
+def _groups(intervals: dict[int, Interval]) -> dict[int, list[Interval]]:
+    """Each allocated interval with every interval colocated with it, transitively.
 
-
-class _Committed:
-    """Committed chunks, found by time overlap in O(log n + k): a centered interval tree whose
-    skeleton is built from every interval up front (XLA grows a BufferIntervalTree instead).
-
-    Each interval belongs to the highest node whose center it contains; a node keeps its
-    intervals sorted by start and by end, so a query reads only the ones that overlap.
+    Every shared interval is appended to exactly one other interval's colocations, so the
+    colocation graph is a forest rooted at the allocated intervals: one walk per root, O(n)
+    in all (a per-interval closure was quadratic on long in-place chains).
     """
-
-    def __init__(self, intervals: list[tuple[int, int]]) -> None:
-        points = sorted({p for iv in intervals for p in iv})
-        self.center: list[int] = []
-        self.left: list[int] = []
-        self.right: list[int] = []
-        self.by_start: list[list[tuple[int, int, int, int]]] = []
-        self.by_end: list[list[tuple[int, int, int, int]]] = []
-        self.count: list[int] = []  # intervals in each subtree: empty ones are never visited
-        self.root = self._build(points, 0, len(points))
-
-    def _build(self, points: list[int], lo: int, hi: int) -> int:
-        if lo >= hi:
-            return -1
-        # Iterative would be faster; depth is log2(points), so recursion is safe.
-        mid = (lo + hi) // 2
-        n = len(self.center)
-        self.center.append(points[mid])
-        self.left.append(-1)
-        self.right.append(-1)
-        self.by_start.append([])
-        self.by_end.append([])
-        self.count.append(0)
-        left = self._build(points, lo, mid)
-        right = self._build(points, mid + 1, hi)
-        self.left[n] = left
-        self.right[n] = right
-        return n
-
-    def add(self, start: int, end: int, offset: int, size: int) -> None:
-        node = self.root
-        center, left, right, count = self.center, self.left, self.right, self.count
-        while True:
-            count[node] += 1
-            c = center[node]
-            if end < c and left[node] >= 0:
-                node = left[node]
-            elif start > c and right[node] >= 0:
-                node = right[node]
-            else:
-                break
-        bisect.insort(self.by_start[node], (start, end, offset, size))
-        bisect.insort(self.by_end[node], (end, start, offset, size))
-
-    def overlapping(self, start: int, end: int) -> list[tuple[int, int, int, int]]:
-        """Chunks whose time interval meets [start, end], as (time, time, offset, size)."""
-        out: list[tuple[int, int, int, int]] = []
-        stack = [self.root]
-        center, left, right = self.center, self.left, self.right
-        by_start, by_end, count = self.by_start, self.by_end, self.count
+    out: dict[int, list[Interval]] = {}
+    for iv in intervals.values():
+        if not iv.need_allocation:
+            continue
+        group = [iv]
+        seen = {iv.key}
+        stack = [iv]
         while stack:
-            node = stack.pop()
-            if node < 0 or not count[node]:
-                continue
-            c = center[node]
-            if end < c:  # the node's intervals hold c > end: those starting by `end` overlap
-                items = by_start[node]
-                out.extend(items[: bisect.bisect_right(items, (end, INF))])
-                stack.append(left[node])
-            elif start > c:  # they hold c < start: those ending at `start` or later overlap
-                items = by_end[node]
-                out.extend(items[bisect.bisect_left(items, (start,)) :])
-                stack.append(right[node])
-            else:
-                out.extend(by_start[node])
-                stack.append(left[node])
-                stack.append(right[node])
-        return out
+            item = stack.pop()
+            for c in item.colocations:
+                if c not in seen:
+                    seen.add(c)
+                    group.append(intervals[c])
+                    stack.append(intervals[c])
+        out[iv.key] = group
+    return out
 
 
 def _round_up(x: int, a: int) -> int:
     return -(-x // a) * a
 
 
+#: Above this many time-overlapping chunks the gap search runs in numpy, below in Python.
+_VECTOR_FROM = 48
+_NO_GAP = np.iinfo(np.int64).max
+
+
 def best_fit(events: Events, alignment: int, temporal: bool) -> HeapResult:
     """GlobalDecreasingSizeBestFitHeap::Finish for one sort order (kSpatial or kTemporal)."""
-    intervals = _intervals(events)
-    colocs = {k: _transitive(intervals, iv) for k, iv in intervals.items() if iv.colocations}
-
-    def key(iv: Interval) -> tuple[int, int, int]:
-        if temporal:
-            end = max([iv.end] + [c.end for c in colocs.get(iv.key, ())])
-            return (iv.start - end, -iv.size, iv.key)
-        return (-iv.size, iv.start - iv.end, iv.key)
-
-    committed = _Committed([(iv.start, iv.end) for iv in intervals.values()])
-    offsets: dict[int, int] = {}
-    sizes: dict[int, int] = {}
-    heap = 0
-    for iv in sorted(intervals.values(), key=key):
-        if not iv.need_allocation:
-            continue
-        group = [iv, *colocs.get(iv.key, ())]
-        max_size = max(g.size for g in group)
-        used: list[tuple[int, int, int, int]] = []
-        for g in group:
-            used.extend(committed.overlapping(g.start, g.end))
-        offset = _find_chunk(used, iv.size, max_size, alignment)
-        for g in group:
-            committed.add(g.start, g.end, offset, g.size)
-            offsets[g.key] = offset
-            sizes[g.key] = g.size
-        heap = max(heap, offset + max_size)
-    return HeapResult(heap, offsets, sizes)
+    return _Packer(_intervals(events)).pack(alignment, temporal)
 
 
-def _find_chunk(
-    used: list[tuple[int, int, int, int]], size: int, max_size: int, alignment: int
-) -> int:
+def best_fit_both(events: Events, alignment: int) -> tuple[HeapResult, HeapResult]:
+    """The spatial and the temporal packing of one trace (ChooseBestHeapAlgorithm's two runs)."""
+    packer = _Packer(_intervals(events))
+    return packer.pack(alignment, False), packer.pack(alignment, True)
+
+
+def choose_best_fit(events: Events, alignment: int) -> HeapResult:
+    """ChooseBestHeapAlgorithm over the spatial and temporal packings: the smaller heap, spatial
+    on ties. The temporal packing is skipped when the spatial one already reaches a lower bound
+    no packing can beat (_Packer.lower_bound): it could then only tie, and ties go to spatial."""
+    packer = _Packer(_intervals(events))
+    spatial = packer.pack(alignment, False)
+    if spatial.heap_size <= packer.lower_bound(alignment):
+        return spatial
+    temporal = packer.pack(alignment, True)
+    return spatial if spatial.heap_size <= temporal.heap_size else temporal
+
+
+class _Packer:
+    """GlobalDecreasingSizeBestFitHeap over a trace's intervals, packed in either order.
+
+    XLA asks an interval tree for the committed chunks that overlap a buffer in time, then
+    subtracts them from a free map. Every interval is known before packing starts, so we index
+    them once, statically: sorted by start, with checkpoints every `stride` time units that list
+    the intervals alive there. The intervals that can meet [s, e] are those alive at the last
+    checkpoint c <= s, plus those starting in (c, e] (a contiguous run in start order); the
+    committed ones among them (an uncommitted interval has end -1) with end >= s are the chunks
+    the gap search (_find_chunk_sorted, vectorized when they are many) reads. The chunk chosen
+    is the one XLA chooses.
+    """
+
+    def __init__(self, intervals: dict[int, Interval]) -> None:
+        self.intervals = intervals
+        by_start = sorted(intervals.values(), key=lambda iv: (iv.start, iv.key))
+        self.position = {iv.key: n for n, iv in enumerate(by_start)}
+        self.starts = [iv.start for iv in by_start]
+        self.start_array = np.array(self.starts, dtype=np.int64)
+        self.groups = _groups(intervals)
+        n = len(by_start)
+        ends = np.array([iv.end for iv in by_start], dtype=np.int64)
+        horizon = int(ends.max()) + 1 if n else 1
+        # The smallest stride whose checkpoint lists hold at most 4 entries per interval.
+        sorted_ends = np.sort(ends)
+        stride = 64
+        while True:
+            points = np.arange(0, horizon, stride)
+            alive = np.searchsorted(self.start_array, points, "right") - np.searchsorted(
+                sorted_ends, points, "left"
+            )
+            if int(alive.sum()) <= 4 * n + 64 or stride >= horizon:
+                break
+            stride *= 2
+        self.stride = stride
+        self.alive: list[np.ndarray] = []
+        self.alive_lists: list[list[int]] = []
+        for c in range(0, horizon, stride):
+            p = bisect.bisect_right(self.starts, c)
+            ids = np.flatnonzero(ends[:p] >= c)
+            self.alive.append(ids)
+            self.alive_lists.append(ids.tolist())
+
+    def lower_bound(self, alignment: int) -> int:
+        """A heap size no packing can go below.
+
+        Groups alive at one time hold disjoint chunks at aligned offsets, each at least as big
+        as the group's smallest member; a chunk ends where the next one may start only after
+        rounding up. So heap >= max over time of the sum of sizes, and, with R the max over time
+        of the sum of rounded-up sizes, heap >= R - (align - 1) and heap >= R - the largest
+        rounding any group needs (the top chunk needs no rounding).
+        """
+        if not self.groups:
+            return 0
+        horizon = max(iv.end for iv in self.intervals.values()) + 2
+        plain = np.zeros(horizon + 1, dtype=np.int64)
+        rounded = np.zeros(horizon + 1, dtype=np.int64)
+        waste = 0
+        for group in self.groups.values():
+            size = min(g.size for g in group)
+            up = _round_up(size, alignment)
+            waste = max(waste, up - size)
+            for s, e in _windows(group):
+                plain[s] += size
+                plain[e + 1] -= size
+                rounded[s] += up
+                rounded[e + 1] -= up
+        r = int(np.cumsum(rounded).max())
+        return max(int(np.cumsum(plain).max()), r - min(waste, alignment - 1))
+
+    def pack(self, alignment: int, temporal: bool) -> HeapResult:
+        groups = self.groups
+
+        def key(iv: Interval) -> tuple[int, int, int]:
+            if temporal:
+                end = max(g.end for g in groups[iv.key])
+                return (iv.start - end, -iv.size, iv.key)
+            return (-iv.size, iv.start - iv.end, iv.key)
+
+        n = len(self.starts)
+        committed_end = np.full(n, -1, dtype=np.int64)
+        chunks = np.zeros((n, 2), dtype=np.int64)  # offset, aligned end
+        end_list = [-1] * n
+        chunk_list = [(0, 0)] * n
+        starts, start_array, position = self.starts, self.start_array, self.position
+        alive, alive_lists, stride = self.alive, self.alive_lists, self.stride
+        offsets: dict[int, int] = {}
+        sizes: dict[int, int] = {}
+        heap = 0
+        leaders = [iv for iv in self.intervals.values() if iv.need_allocation]
+        for iv in sorted(leaders, key=key):
+            group = groups[iv.key]
+            max_size = max(g.size for g in group)
+            windows = _windows(group)
+            s, e = windows[0][0], windows[-1][1]
+            cp = s // stride
+            lo = bisect.bisect_right(starts, cp * stride)
+            p = bisect.bisect_right(starts, e)
+            ids = alive_lists[cp] if cp < len(alive_lists) else []
+            if len(ids) + p - lo < _VECTOR_FROM:
+                if len(windows) == 1:
+                    used = [chunk_list[k] for k in ids if end_list[k] >= s]
+                    used += [chunk_list[k] for k in range(lo, p) if end_list[k] >= s]
+                else:
+                    used = [
+                        chunk_list[k]
+                        for k in (*ids, *range(lo, p))
+                        if any(end_list[k] >= ws and starts[k] <= we for ws, we in windows)
+                    ]
+                used.sort()
+                offset = _find_chunk_sorted(used, max_size)
+            else:
+                hits = np.concatenate((alive[cp], np.arange(lo, p))) if ids else np.arange(lo, p)
+                got = committed_end[hits]
+                if len(windows) == 1:
+                    mask = got >= s
+                else:
+                    begins = start_array[hits]
+                    mask = (got >= windows[0][0]) & (begins <= windows[0][1])
+                    for ws, we in windows[1:]:
+                        mask |= (got >= ws) & (begins <= we)
+                offset = _find_chunk_vector(chunks[hits[mask]], max_size)
+            for g in group:
+                k = position[g.key]
+                aligned = _round_up(offset + g.size, alignment)
+                committed_end[k] = end_list[k] = g.end
+                chunks[k] = chunk_list[k] = (offset, aligned)
+                offsets[g.key] = offset
+                sizes[g.key] = g.size
+            heap = max(heap, offset + max_size)
+        return HeapResult(heap, offsets, sizes)
+
+
+def _windows(group: list[Interval]) -> list[tuple[int, int]]:
+    """The union of a group's time intervals as disjoint [start, end] windows, in order."""
+    if len(group) == 1:
+        return [(group[0].start, group[0].end)]
+    out: list[tuple[int, int]] = []
+    for s, e in sorted((g.start, g.end) for g in group):
+        if out and s <= out[-1][1] + 1:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+def _find_chunk_sorted(used: list[tuple[int, int]], max_size: int) -> int:
     """MakeFreeChunks + SlicedAllocationFinder::Find for one slice: the smallest free gap that
-    holds `max_size` at an aligned offset (lowest offset first on equal gaps).
+    holds `max_size` at an aligned offset, lowest offset first on equal gaps; past the last
+    chunk when none does. `used` is (offset, aligned end) of the time-overlapping chunks, sorted.
 
     XLA subtracts the used chunks one by one from a map of free chunks (a free chunk after a used
     one starts at its aligned end; pieces too small for the buffer are dropped). The gaps that can
     hold the buffer are the same as those of the complement of the union swept in offset order,
-    which is what we compute. `size` is kept for the signature's sake (XLA's drop threshold).
+    which is what we compute.
     """
-    del size
-    best_len = INF + 1
+    best_len = -1
     best_off = 0
     cur = 0
-    used.sort(key=_BY_OFFSET)
-    for _, _, off, sz in used:
-        if off > cur and off - cur < best_len and cur + max_size <= off:
-            best_len, best_off = off - cur, cur
-        end = off + sz
+    for off, end in used:
+        gap = off - cur
+        if gap >= max_size and (best_len < 0 or gap < best_len):
+            best_len, best_off = gap, cur
         if end > cur:
-            cur = -(-end // alignment) * alignment
-    if INF - cur < best_len:
-        best_off = cur
-    return best_off
+            cur = end
+    return best_off if best_len >= 0 else cur
 
 
-_BY_OFFSET = itemgetter(2, 3)
+def _find_chunk_vector(used: np.ndarray, max_size: int) -> int:
+    """_find_chunk_sorted over a numpy array of (offset, aligned end) rows, in any order."""
+    if not len(used):
+        return 0
+    used = used[used[:, 0].argsort()]
+    reach = np.maximum.accumulate(used[:, 1])
+    gaps = used[:, 0].copy()
+    gaps[1:] -= reach[:-1]
+    gaps[gaps < max_size] = _NO_GAP
+    j = int(gaps.argmin())
+    if gaps[j] == _NO_GAP:
+        return int(reach[-1])
+    return int(reach[j - 1]) if j else 0

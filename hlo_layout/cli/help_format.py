@@ -58,5 +58,20 @@ def _reflowed_paragraphs() -> None:
     rich_utils._fix_linebreaks = fix_linebreaks  # type: ignore[attr-defined]
 
 
+def _reflow_when_help_prints() -> None:
+    """Patch Typer's help formatter only when a help page is drawn: `typer.rich_utils` pulls in
+    rich.markdown and friends (~0.1 s), which a command that prints no help should not pay."""
+    from typer.core import TyperCommand, TyperGroup
+
+    for cls in (TyperCommand, TyperGroup):
+        original = cls.format_help
+
+        def format_help(self: Any, ctx: Any, formatter: Any, _original: Any = original) -> Any:
+            _reflowed_paragraphs()
+            return _original(self, ctx, formatter)
+
+        cls.format_help = format_help  # type: ignore[method-assign]
+
+
 _plain_metavars()
-_reflowed_paragraphs()
+_reflow_when_help_prints()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.memory_space import memory_space
@@ -77,6 +78,19 @@ class SpacePeak:
     peak_step: int
     peak_instruction: str | None
     estimate: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """This space's object in `memory --format json` (and `inspect`'s `peak`)."""
+        return {
+            "memory_space": self.memory_space,
+            "name": self.name,
+            "static_bytes": self.static_bytes,
+            "temp_allocation_bytes": self.temp_allocation_bytes,
+            "peak_live_bytes": self.peak_live_bytes,
+            "peak_step": self.peak_step,
+            "peak_instruction": self.peak_instruction,
+            "estimate": self.estimate,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,19 +198,7 @@ class MemoryAnalysis:
             "notes": list(self.notes),
             "peak_bytes": self.peak_bytes,
             "static_bytes": self.static_bytes,
-            "spaces": [
-                {
-                    "memory_space": s.memory_space,
-                    "name": s.name,
-                    "static_bytes": s.static_bytes,
-                    "temp_allocation_bytes": s.temp_allocation_bytes,
-                    "peak_live_bytes": s.peak_live_bytes,
-                    "peak_step": s.peak_step,
-                    "peak_instruction": s.peak_instruction,
-                    "estimate": s.estimate,
-                }
-                for s in self.spaces
-            ],
+            "spaces": [s.to_dict() for s in self.spaces],
             "values": [
                 {
                     "name": v.name,

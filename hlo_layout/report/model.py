@@ -216,19 +216,7 @@ def peak_json(report: MemoryReport) -> dict[str, Any] | None:
         "peak_bytes": ma.peak_bytes,
         "static_bytes": ma.static_bytes,
         "scheduled": ma.scheduled,
-        "spaces": [
-            {
-                "memory_space": s.memory_space,
-                "name": s.name,
-                "static_bytes": s.static_bytes,
-                "temp_allocation_bytes": s.temp_allocation_bytes,
-                "peak_live_bytes": s.peak_live_bytes,
-                "peak_step": s.peak_step,
-                "peak_instruction": s.peak_instruction,
-                "estimate": s.estimate,
-            }
-            for s in ma.spaces
-        ],
+        "spaces": [s.to_dict() for s in ma.spaces],
     }
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hlo_layout.layout.memory_space import SPACE_NAMES, space_number
 from hlo_layout.units import MAX_SIZE_DIGITS, parse_size
 
 if TYPE_CHECKING:
@@ -36,10 +37,6 @@ class Kind(enum.Enum):
         return self in (Kind.SPACE_SIZES, Kind.SPACES, Kind.NAMES, Kind.PATTERN_SPACES)
 
 
-#: Memory spaces by the names the rules doc gives them (numbers and S(n) are accepted too).
-SPACE_NAMES = {"hbm": 0, "default": 0, "device": 0, "vmem": 1, "fast": 1, "host": 5}
-
-
 class RuleValueError(ValueError):
     """A value that cannot be this rule's (the CLI turns it into exit 2)."""
 
@@ -48,13 +45,9 @@ def parse_space(value: str | int) -> int:
     """`5`, `S(5)`, `host` → 5."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
-    text = str(value).strip().lower()
-    if text.startswith("s(") and text.endswith(")"):
-        text = text[2:-1]
-    if text.isdigit() and len(text) <= 9:
-        return int(text)
-    if text in SPACE_NAMES:
-        return SPACE_NAMES[text]
+    number = space_number(str(value))
+    if number is not None:
+        return number
     raise RuleValueError(
         f"not a memory space: {value!r} (a number, S(n), or one of {sorted(SPACE_NAMES)})"
     )

@@ -22,6 +22,7 @@ from hlo_layout.cli.common import (
 )
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.layout.buffer_assignment import buffer_assignment_beside, read_buffer_assignment
+from hlo_layout.layout.memory_space import space_number
 
 BackendOpt = Annotated[
     str | None,
@@ -51,22 +52,18 @@ TopArg = Annotated[
         "--top", "-n", min=1, help="Buffers shown (text: 20; JSON: all).", show_default=False
     ),
 ]
-_SPACE_NAMES = {"hbm": 0, "device": 0, "default": 0, "vmem": 1, "fast": 1, "host": 5}
 
 
 def _space(text: str | None) -> int | None:
     if text is None:
         return None
-    key = text.strip().lower().removeprefix("s(").removesuffix(")")
-    if key in _SPACE_NAMES:
-        return _SPACE_NAMES[key]
-    try:
-        return int(key)
-    except ValueError:
+    number = space_number(text)
+    if number is None:
         raise typer.BadParameter(
             f"unknown memory space {text!r}: use hbm, device, vmem, host or a number",
             param_hint="--space",
-        ) from None
+        )
+    return number
 
 
 @app.command()

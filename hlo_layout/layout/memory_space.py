@@ -90,3 +90,28 @@ def memory_space_name(number: int, *, tpu: bool = False) -> str:
     """The stable key of `S(number)`: `default`, `fast`, `host`, `unpinned-host` or
     `device-specific`."""
     return memory_space(number, tpu=tpu).name
+
+
+#: Memory spaces by the names users type (`--space`, check rules); numbers and `S(n)` also work.
+SPACE_NAMES = {"hbm": 0, "default": 0, "device": 0, "vmem": 1, "fast": 1, "host": 5}
+
+
+def space_number(text: str) -> int | None:
+    """`5`, `S(5)`, `host` → 5; None when `text` names no memory space."""
+    key = text.strip().lower()
+    if key.startswith("s(") and key.endswith(")"):
+        key = key[2:-1]
+    if key.isdigit() and len(key) <= 9:
+        return int(key)
+    return SPACE_NAMES.get(key)
+
+
+def peak_space_name(number: int, *, tpu: bool) -> str:
+    """A space's `name` in `memory --format json`: `hbm` (TPU) or `device` for S(0), `vmem` for
+    TPU's S(1), else the stable key (`fast`, `host`, ...) or `S(n)` for a device-specific one."""
+    if number == 0:
+        return "hbm" if tpu else "device"
+    if number == 1 and tpu:
+        return "vmem"
+    name = memory_space_name(number, tpu=tpu)
+    return name if name != "device-specific" else f"S({number})"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
-from hlo_layout.layout.memory_space import memory_space
+from hlo_layout.layout.memory_space import peak_space_name
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
@@ -239,13 +239,7 @@ def _buffer_dict(b: LiveBuffer) -> dict:
 
 
 def _space_name(number: int, backend: str) -> str:
-    tpu = backend == "tpu"
-    if number == 0:
-        return "hbm" if tpu else "device"
-    if number == 1 and tpu:
-        return "vmem"
-    info = memory_space(number, tpu=tpu)
-    return info.name if info.name != "device-specific" else f"S({number})"
+    return peak_space_name(number, tpu=backend == "tpu")
 
 
 def _allocation_kind(kind: str, live_out: bool) -> str:

@@ -125,14 +125,16 @@ def _sources(sources: Source | Sequence[Source]) -> list[Source]:
     return list(sources)
 
 
-def _read_modules(source: Source) -> tuple[str, tuple[Module, ...]]:
+def _read_modules(
+    source: Source, report: Callable[[int, int], None] | None = None
+) -> tuple[str, tuple[Module, ...]]:
     from hlo_layout.syntax.parse import HloInputError, parse_file_modules, parse_modules
 
     if _is_text(source):
-        found = parse_modules(str(source))
+        found = parse_modules(str(source), report=report)
         file = "<string>"
     else:
-        found = parse_file_modules(source)
+        found = parse_file_modules(source, report=report)
         file = str(source)
     if not found:
         raise HloInputError(f"{file}: no HLO module, computation or instruction")
@@ -171,7 +173,7 @@ def read_dumps(
         if progress is not None:
             progress.start("reading " + ("text" if _is_text(source) else Path(source).name))
         try:
-            file, found = _read_modules(source)
+            file, found = _read_modules(source, progress.callback if progress is not None else None)
         except HloLayoutError as e:
             failed(e)
             continue

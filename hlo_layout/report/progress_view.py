@@ -2,8 +2,8 @@
 CI logs and JSON consumers never see it.
 
 Two lines: the input (bytes read of the total, percent, rate in MB/s and time left, advanced as
-each dump file is read) and the current stage (`reading x.txt`, `measuring jit_step` with its
-own count, percent and time left when the library reports one)."""
+the parser scans each dump file) and the current stage (`reading x.txt`, `measuring jit_step`
+with its own count, percent and time left when the library reports one)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from rich.progress import (
     TaskID,
     TextColumn,
 )
+from rich.table import Column
 from rich.text import Text
 
 from hlo_layout.units import format_bytes, format_duration, format_rate
@@ -53,36 +54,50 @@ class Stages:
     """Named stages of one bar: `start(text, total)` begins one (total None pulses), `update(done,
     total)` is the callback the library calls. Does nothing when disabled.
 
-    `files` (path, size) lets the input line advance as each file's `reading NAME` stage ends."""
+    `files` (path, size) lets the input line advance while each file's `reading NAME` stage runs
+    (the parser reports how far its scan is, in characters, which we scale to the file's bytes)
+    and when it ends."""
 
     def __init__(self, progress: Progress | None, files: Sequence[tuple[str, int]] = ()) -> None:
         self._progress = progress
         self._task: TaskID | None = None
         self._sizes = {Path(p).name: size for p, size in files}
-        self._reading = 0
+        self._reading = 0  # bytes of the file being read, while a `reading` stage runs
+        self._read = 0  # bytes of the files read before it
         self._input: TaskID | None = None
         total = sum(size for _, size in files)
         if progress is not None and total:
             self._input = progress.add_task("input", total=total, unit="bytes")
 
     def _finish_reading(self) -> None:
-        if self._progress is not None and self._input is not None and self._reading:
-            self._progress.advance(self._input, self._reading)
+        self._read += self._reading
         self._reading = 0
+        if self._progress is not None and self._input is not None:
+            self._progress.update(self._input, completed=self._read)
 
     def start(self, description: str, total: int | None = None) -> None:
         if self._progress is None:
             return
         self._finish_reading()
-        if description.startswith("reading "):
-            self._reading = self._sizes.get(description.removeprefix("reading "), 0)
         if self._task is not None:
             self._progress.remove_task(self._task)
+        if description.startswith("reading "):
+            self._reading = self._sizes.get(description.removeprefix("reading "), 0)
+            if self._reading:
+                self._task = self._progress.add_task(description, total=self._reading, unit="bytes")
+                return
         self._task = self._progress.add_task(description, total=total)
 
     def update(self, done: int, total: int) -> None:
-        if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, completed=done, total=total)
+        if self._progress is None or self._task is None:
+            return
+        if self._reading and total:  # the parser's scan, in characters of the file's text
+            read = min(self._reading, self._reading * done // total)
+            self._progress.update(self._task, completed=read)
+            if self._input is not None:
+                self._progress.update(self._input, completed=self._read + read)
+            return
+        self._progress.update(self._task, completed=done, total=total)
 
     @property
     def callback(self) -> Callable[[int, int], None] | None:
@@ -99,8 +114,8 @@ def progress_stages(
         return
     progress = Progress(
         SpinnerColumn(),
-        BarColumn(),
-        FiguresColumn(),
+        BarColumn(bar_width=20),  # the figures, not the bar, should get the width
+        FiguresColumn(table_column=Column(no_wrap=True)),
         TextColumn("{task.description}"),  # last: a long file name goes under the bar, whole
         console=console,
         transient=True,

@@ -13,7 +13,7 @@ import gc
 import gzip
 import io
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -63,12 +63,14 @@ def parse_modules(
     engine: str = "auto",
     verify: bool = True,
     first_line: int = 1,
+    report: Callable[[int, int], None] | None = None,
 ) -> tuple[Module, ...]:
     """Every module in `text` (a dump may hold several; a snippet gives one header-less module).
 
     engine: "auto" (fast scanner, Lark where the scanner is unsure), "lark" (grammar only) or
     "scan" (scanner only; raises instead of falling back — for tests). With `verify`, the first
     broken whole-module rule (undefined operand, duplicate name) raises HloSemanticError.
+    `report(done, total)` (characters of `text`) hears of the scan's progress, for a bar.
     """
     from hlo_layout.syntax.scan import scan_modules
     from hlo_layout.syntax.verify import check
@@ -78,7 +80,7 @@ def parse_modules(
     try:
         with _gc_paused(len(text)):
             if engine != "lark":
-                modules = scan_modules(source, fallback=engine != "scan")
+                modules = scan_modules(source, fallback=engine != "scan", report=report)
             if modules is None:
                 modules = lark_parse(text, source)
         if verify:
@@ -172,7 +174,13 @@ def parse_file(path: str | Path, *, engine: str = "auto", verify: bool = True) -
 
 
 def parse_file_modules(
-    path: str | Path, *, engine: str = "auto", verify: bool = True
+    path: str | Path,
+    *,
+    engine: str = "auto",
+    verify: bool = True,
+    report: Callable[[int, int], None] | None = None,
 ) -> tuple[Module, ...]:
     """`parse_modules` on a file's text (plain or gzip; `-` reads standard input)."""
-    return parse_modules(read_text(path), source_name(path), engine=engine, verify=verify)
+    return parse_modules(
+        read_text(path), source_name(path), engine=engine, verify=verify, report=report
+    )

@@ -16,7 +16,7 @@ import dataclasses
 import functools
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hlo_layout.errors import HloLayoutError, Source, Span
 from hlo_layout.limits import LimitExceeded
@@ -623,10 +623,18 @@ class _Declined(Exception):
 
 
 def _scan_lines(
-    lines: list[str], index: int, offset: int, source: Source, items: list[object]
+    lines: list[str],
+    index: int,
+    offset: int,
+    source: Source,
+    items: list[object],
+    report: Callable[[int, int], None] | None = None,
 ) -> None:
     """Scan `lines[index:]` (the first at `offset`) into `items`; raise _Declined where a
-    top-level item is not a plain one (items before it stay in `items`)."""
+    top-level item is not a plain one (items before it stay in `items`). `report(done, total)`
+    (characters of the text) is called after a computation ends, at most once per MiB."""
+    total = len(source.text)
+    next_report = offset + _REPORT_EVERY if report is not None else total + 1
     shapes: dict[str, Shape] = {}
     operand_cache: dict[str, Operand] = {}
     tails: dict[str, int] = {}
@@ -754,6 +762,9 @@ def _scan_lines(
                         )
                     )
                     instructions = None
+                    if line_offset >= next_report and report is not None:
+                        report(line_offset, total)
+                        next_report = line_offset + _REPORT_EVERY
                     continue
                 instructions.append(_slow_instruction(line, line_offset, source))
                 continue
@@ -823,7 +834,13 @@ def _stand_in(previous: object, start: int, text: str) -> tuple[int, str]:
     return span.start, text[span.start : start]
 
 
-def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
+#: How often (characters of text) the scanner reports progress.
+_REPORT_EVERY = 2**20
+
+
+def scan_modules(
+    source: Source, *, fallback: bool = True, report: Callable[[int, int], None] | None = None
+) -> tuple:
     """Frame every line of `source.text`; where the scanner declines, the grammar reads on.
 
     NOTE: [local fallback] The grammar parses only from the declined line to the next top-level
@@ -834,7 +851,7 @@ def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
     whole-file parse would, at the cost of the declined lines only. If that piece fails before
     the file ends, it is parsed again up to the end of the file (the next header might only
     look like one), which gives the whole-file parse's answer. Without `fallback`, raise
-    ScanFallback instead.
+    ScanFallback instead. `report(done, total)` hears of the scan's progress (characters).
     """
     text = source.text
     lines = text.split("\n")
@@ -844,7 +861,7 @@ def scan_modules(source: Source, *, fallback: bool = True) -> tuple:
     needs_finish = False  # set when a grammar piece holds inline operands or shapeless lines
     while True:
         try:
-            _scan_lines(lines, index, offset, source, items)
+            _scan_lines(lines, index, offset, source, items, report)
             break
         except _Declined as declined:
             if not fallback:

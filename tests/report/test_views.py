@@ -82,3 +82,35 @@ def test_progress_bar_only_on_a_terminal_and_for_big_inputs() -> None:
         stages.start("measuring", total=None)
         stages.callback(1, 2)
     assert "measuring" in tty.file.getvalue()
+
+
+def test_progress_advances_while_a_file_is_scanned(tmp_path) -> None:
+    """The parser reports its scan (characters) while reading; the bar shows it as the file's
+    bytes, on the stage line and the input line, before the file is done."""
+    from hlo_layout.report.progress_view import BIG_INPUT_BYTES, progress_stages
+    from hlo_layout.syntax.parse import parse_file_modules
+
+    body = "".join(
+        f"f{i} {{\n  p = f32[8]{{0}} parameter(0)\n  ROOT n = f32[8]{{0}} negate(p)\n}}\n\n"
+        for i in range(40_000)
+    )
+    text = f"HloModule m\n\n{body}ENTRY e {{\n  ROOT p = f32[8]{{0}} parameter(0)\n}}\n"
+    path = tmp_path / "big.txt"
+    path.write_text(text)
+    size = path.stat().st_size
+    assert size > 2**21
+    seen: list[tuple[int, int]] = []
+    parse_file_modules(path, report=lambda done, total: seen.append((done, total)))
+    assert len(seen) >= 2 and all(total == len(text) for _, total in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1][0] < len(text)
+
+    tty = Console(file=io.StringIO(), force_terminal=True, width=100)
+    with progress_stages(tty, max(size, BIG_INPUT_BYTES), [(str(path), size)]) as stages:
+        stages.start("reading big.txt")
+        callback = stages.callback
+        assert callback is not None
+        callback(len(text) // 2, len(text))
+        progress = stages._progress
+        assert progress is not None
+        done = {task.description: task.completed for task in progress.tasks}
+        assert done["input"] == size // 2 and done["reading big.txt"] == size // 2

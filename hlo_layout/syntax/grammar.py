@@ -466,6 +466,10 @@ class HloTransformer(Transformer):
             perm = tuple(int(x) for x in body.split(",") if x.strip())
         return V.Iota(dims, reshape, perm)
 
+    def bare_iota(self, reshape: V.Group, transpose: Token) -> V.Iota:
+        """`[4,16]T(1,0)`: an iota with no tile dims (an empty `[` group stands for them)."""
+        return self.iota(V.Group("[", ()), reshape, transpose)
+
     def arrow(self) -> V.Arrow:
         return V.Arrow()
 

@@ -49,7 +49,8 @@ class Chain:
 @dataclass(frozen=True, slots=True)
 class Iota:
     """`[4,2]<=[2,4]T(1,0)`: an iota tile assignment / replica-group list (reshape dims, then an
-    optional transpose of the iota)."""
+    optional transpose of the iota). A mesh's `device_ids=([4,16]T(1,0))` has no tile dims:
+    `dims` is then an empty group."""
 
     dims: Group
     reshape_dims: Group

@@ -144,3 +144,20 @@ def test_decoded_tiles_are_the_named_meaning(case) -> None:
 def test_maximal_mesh_is_maximal() -> None:
     s = parse_sharding("{maximal_mesh[device_id=3]}")
     assert (s.kind, s.device) == (MAXIMAL, 3)
+
+
+@pytest.mark.parametrize("comma", [",", ""])
+def test_iota_device_ids_read_by_both_parse_tiers(comma: str) -> None:
+    """XLA prints a mesh's device_ids as `([4,16]T(1,0))` (an iota with no tile dims) and reads
+    it with or without the comma after it; the grammar must too, with the scanner agreeing."""
+    from hlo_layout.syntax import parse
+
+    sharding = f"{{mesh['x'=4,'y'=16], device_ids=([4,16]T(1,0)){comma} [{{'x'}}, {{'y'}}]}}"
+    root = f"ROOT p = f32[8,8]{{1,0}} parameter(0), sharding={sharding}"
+    text = f"HloModule m\n\nENTRY e {{\n  {root}\n}}\n"
+    fast = parse(text)
+    slow = parse(text, engine="lark")
+    assert fast == slow
+    decoded = parse_sharding(sharding)
+    want = tuple(j * 16 + i for i in range(16) for j in range(4))  # iota [4,16] transposed
+    assert tile_form(decoded) == "{devices=[4,16]" + ",".join(map(str, want)) + "}"

@@ -8,8 +8,10 @@ the init value); value ids follow text order with phis numbered after every defi
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass, field
 
+from hlo_layout.memory.nesting import run_nested
 from hlo_layout.syntax.opcodes import SEQUENTIAL_CALLERS
 from hlo_layout.syntax.shape import BufferShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
@@ -160,6 +162,8 @@ class HloValue:
 
 
 ValueSet = dict[Index, tuple[HloValue, ...]]
+#: One computation's evaluation: yields (callee, parameter sets), is sent the callee's root set.
+_Steps = Generator[tuple[Computation, list[ValueSet]], ValueSet, ValueSet]
 
 
 class DataflowAnalysis:
@@ -230,7 +234,15 @@ class DataflowAnalysis:
         return dict(hit[1].get(k, {}))
 
     def _evaluate(self, c: Computation, params: list[ValueSet] | None) -> ValueSet:
-        """Value sets of every instruction of `c`; `params` give a callee's parameter sets."""
+        """Value sets of every instruction of `c`; `params` give a callee's parameter sets.
+
+        Call chains are as deep as the user wrote them (thousands of nested `call`s are valid
+        HLO), so a callee is not evaluated by recursion: `_steps` yields (callee, parameter
+        sets) and is sent the callee's root set (`nesting.run_nested`)."""
+        return run_nested(self._steps(c, params), lambda request: self._steps(*request))
+
+    def _steps(self, c: Computation, params: list[ValueSet] | None) -> _Steps:
+        """`_evaluate`'s body for one computation, yielding where it needs a callee's root."""
         sets = self.sets
         for i in c.instructions:
             key = (c.name, i.name)
@@ -284,7 +296,7 @@ class DataflowAnalysis:
                 callee = self._callee(i, 0)
                 if callee is not None:
                     self.callee_of[callee.name] = (c, i)
-                    out = dict(self._evaluate(callee, self._operand_sets(c, i)))
+                    out = dict((yield callee, self._operand_sets(c, i)))
             elif op == "async-start":
                 callee = self._callee(i, 0)
                 operands = self._operand_sets(c, i)
@@ -293,15 +305,15 @@ class DataflowAnalysis:
                         out[(0, k, *idx)] = v
                 if callee is not None:
                     self.callee_of[callee.name] = (c, i)
-                    for idx, v in self._evaluate(callee, operands).items():
+                    for idx, v in (yield callee, operands).items():
                         out[(1, *idx)] = v
             elif op == "async-done" and i.operands:
                 src = self._operand_set(c, i, 0)
                 out = {idx[1:]: v for idx, v in src.items() if idx[:1] == (1,)}
             elif op == "conditional":
-                out = self._conditional(c, i)
+                out = yield from self._conditional(c, i)
             elif op == "while":
-                out = self._while(c, i)
+                out = yield from self._while(c, i)
             out.update(own)
             sets[key] = out
         root = c.root
@@ -314,7 +326,7 @@ class DataflowAnalysis:
         names = i.called_computations
         return self.module.computation(names[k]) if k < len(names) else None
 
-    def _conditional(self, c: Computation, i: Instruction) -> ValueSet:
+    def _conditional(self, c: Computation, i: Instruction) -> _Steps:
         branches = [self.module.computation(n) for n in i.called_computations]
         roots: list[ValueSet] = []
         for k, b in enumerate(branches):
@@ -322,7 +334,7 @@ class DataflowAnalysis:
                 continue
             self.callee_of[b.name] = (c, i)
             param = [self._operand_set(c, i, k + 1)] if k + 1 < len(i.operands) else [{}]
-            roots.append(self._evaluate(b, param))
+            roots.append((yield b, param))
         out: ValueSet = {}
         for index, s in subshapes(i.shape):
             found: list[HloValue] = []
@@ -336,7 +348,7 @@ class DataflowAnalysis:
                 out[index] = (self._new_phi(c, i, index, s),)
         return out
 
-    def _while(self, c: Computation, i: Instruction) -> ValueSet:
+    def _while(self, c: Computation, i: Instruction) -> _Steps:
         names = dict(
             (a.key, a.raw.removeprefix("%")) for a in i.attributes if a.key in ("body", "condition")
         )
@@ -354,7 +366,7 @@ class DataflowAnalysis:
         trial: ValueSet = {}
         for index, s in subshapes(i.shape):
             trial[index] = (self._new_phi(body, param or i, index, s),)
-        root1 = self._evaluate(body, [trial])
+        root1 = yield body, [trial]
         through = {idx for idx, vs in trial.items() if root1.get(idx) == vs}
         del self.values[mark:]
         # Pass 2 (PhiGraph::Optimize): passed-through elements keep the init value.
@@ -369,13 +381,13 @@ class DataflowAnalysis:
                 v = self._new_phi(body, param or i, index, s)
                 body_param[index] = (v,)
                 phis.append(index)
-        root = self._evaluate(body, [body_param])
+        root = yield body, [body_param]
         if cond is not None:
             cparam = cond.parameter_instructions[0] if cond.parameter_instructions else i
             for index in phis:
                 s = subshape(i.shape, index) or i.shape
                 cond_param[index] = (self._new_phi(cond, cparam, index, s),)
-            self._evaluate(cond, [cond_param])
+            yield cond, [cond_param]
         for index in phis:
             s = subshape(i.shape, index) or i.shape
             result[index] = (self._new_phi(c, i, index, s),)

@@ -8,10 +8,12 @@ order; for an unscheduled dump this is an estimate, and the analysis says so).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Generator
 from dataclasses import dataclass
 
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
+from hlo_layout.memory.nesting import run_nested
 from hlo_layout.syntax.tree import Computation, Instruction
 
 
@@ -40,6 +42,13 @@ class LiveRange:
         self._normalize()
 
     def _flatten(self, c: Computation, async_start: Instruction | None) -> None:
+        """HloLiveRange::FlattenSchedule: callees' instructions before their caller's; without
+        recursion, as call chains are as deep as the user wrote them (`nesting.run_nested`)."""
+        run_nested(self._flatten_steps(c, async_start), lambda r: self._flatten_steps(*r))
+
+    def _flatten_steps(
+        self, c: Computation, async_start: Instruction | None
+    ) -> Generator[tuple[Computation, Instruction | None], None, None]:
         if c.name in self.spans:
             return
         if async_start is not None:
@@ -53,13 +62,13 @@ class LiveRange:
                 for name in i.called_computations:
                     callee = module.computation(name)
                     if callee is not None:
-                        self._flatten(callee, i if op == "async-start" else async_start)
+                        yield callee, (i if op == "async-start" else async_start)
             elif op == "while":
                 names = {a.key: a.raw.removeprefix("%") for a in i.attributes}
                 for key in ("condition", "body"):
                     callee = module.computation(names.get(key, ""))
                     if callee is not None:
-                        self._flatten(callee, async_start)
+                        yield callee, async_start
             self.time[id(i)] = len(self.sequence)
             self.sequence.append((c, i))
         self.spans[c.name] = (start, len(self.sequence))

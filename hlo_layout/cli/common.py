@@ -69,6 +69,14 @@ DumpArgs = Annotated[
         show_default=False,
     ),
 ]
+DumpArg = Annotated[
+    Path,
+    typer.Argument(
+        help="One HLO text dump (*.txt, *.hlo, also .gz); - reads it from stdin.",
+        metavar="PATH",
+        show_default=False,
+    ),
+]
 BuffersOpt = Annotated[
     Path | None,
     typer.Option(

@@ -4,7 +4,6 @@ computation, in XLA's text format."""
 from __future__ import annotations
 
 import enum
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,6 +11,7 @@ import typer
 from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_USAGE,
+    DumpArg,
     FormatOpt,
     OutputFormat,
     emit_json,
@@ -28,14 +28,6 @@ class DirectionChoice(str, enum.Enum):
     in2out = "in2out"
 
 
-DumpArg = Annotated[
-    Path,
-    typer.Argument(
-        help="One HLO text dump (*.txt, *.hlo, also .gz); - reads it from stdin.",
-        metavar="PATH",
-        show_default=False,
-    ),
-]
 FusionOpt = Annotated[
     str | None,
     typer.Option("--fusion", help="A fusion instruction: maps to each of its operands "

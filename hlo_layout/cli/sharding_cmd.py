@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,6 +10,7 @@ from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_USAGE,
     TOP_DEFAULT,
+    DumpArg,
     FormatOpt,
     OutputFormat,
     TopOpt,
@@ -22,14 +22,6 @@ from hlo_layout.cli.common import (
 from hlo_layout.report.sharding_model import sharding_json, sharding_report
 from hlo_layout.syntax.parse import parse_file_modules
 
-DumpArg = Annotated[
-    Path,
-    typer.Argument(
-        help="An HLO text dump (*.txt, also .gz); - reads it from stdin.",
-        metavar="PATH",
-        show_default=False,
-    ),
-]
 InstructionOpt = Annotated[
     str | None,
     typer.Option(

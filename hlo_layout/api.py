@@ -222,6 +222,7 @@ def inspect(
             assignment=assignment,
             top=top,
             progress=progress.callback if progress is not None else None,
+            file=file,
         )
         modules.append(InspectedModule(file, module, report, assignment, computation))
     return InspectResult(tuple(modules), tuple(errors), computation)
@@ -252,7 +253,7 @@ def write_inspect_json(
 
         path = Path(items[0])
         big = file_size(path) > STREAM_THRESHOLD
-        if (stream if stream is not None else big) and _write_streamed(path, out, buffers):
+        if (stream if stream is not None else big) and _write_streamed(path, out, buffers, top):
             return InspectResult((), (), None)
     result = inspect(
         items, computation=computation, buffers=buffers, top=top, progress=progress, strict=False
@@ -261,7 +262,7 @@ def write_inspect_json(
     return result
 
 
-def _write_streamed(path: Path, out: TextIO, buffers: Source | None) -> bool:
+def _write_streamed(path: Path, out: TextIO, buffers: Source | None, top: int | None) -> bool:
     """Stream the JSON of one dump; False (nothing written) when the whole-file path must
     decide, which also reports every input error in its own words."""
     from hlo_layout.layout.buffer_assignment import (
@@ -273,7 +274,7 @@ def _write_streamed(path: Path, out: TextIO, buffers: Source | None) -> bool:
     ba_path = Path(buffers) if buffers is not None else buffer_assignment_beside(path)
     try:
         assignment = read_buffer_assignment(ba_path) if ba_path is not None else None
-        stream_inspect_json(path, out, assignment, assignment_for_all=buffers is not None)
+        stream_inspect_json(path, out, assignment, assignment_for_all=buffers is not None, top=top)
     except (StreamFallback, HloLayoutError):
         return False
     return True

@@ -40,10 +40,15 @@ def _space_bytes(report: MemoryReport) -> dict[int, int]:
     return {s.memory_space: s.static_bytes + s.temp_allocation_bytes for s in report.peak.spaces}
 
 
-def memory_figures(module: Module, buffer_assignment: Path | str | None = None) -> dict[str, Any]:
-    """Argument/output bytes, bytes per memory space, padding, largest buffers, allocations."""
+def memory_figures(
+    module: Module,
+    buffer_assignment: Path | str | None = None,
+    file: Path | str | None = None,
+) -> dict[str, Any]:
+    """Argument/output bytes, bytes per memory space, padding, largest buffers, allocations.
+    `file`: the dump's path (the peak analysis tells the backend from it, as `memory` does)."""
     assignment = read_buffer_assignment(buffer_assignment) if buffer_assignment else None
-    report = memory_report(module, assignment=assignment, top=KEEP_LARGEST)
+    report = memory_report(module, assignment=assignment, top=KEEP_LARGEST, file=file)
     params = [_buffer(r) for r in report.entry_parameters]
     outputs = [_buffer(r) for r in report.entry_outputs]
     return {

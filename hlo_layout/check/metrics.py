@@ -121,7 +121,7 @@ def module_metrics(module: Module, file: str, buffers: str | Path | None = None)
     from hlo_layout.check.memory import memory_figures
 
     counts = structure_counts(module)
-    memory = memory_figures(module, buffers)
+    memory = memory_figures(module, buffers, file)
     return ModuleMetrics(
         module=module.name or "(snippet)",
         file=file,

@@ -27,7 +27,10 @@ from hlo_layout.layout.memory_space import space_number
 BackendOpt = Annotated[
     str | None,
     typer.Option(
-        "--backend", help="cpu, gpu or tpu (default: detected from the dump).", show_default=False
+        "--backend",
+        help="cpu, gpu, tpu (v4/v5e), tpu-v5p or tpu-v6e (default: detected from the dump and, "
+        "for a TPU generation, the *.target_arguments.txt beside it).",
+        show_default=False,
     ),
 ]
 SpaceOpt = Annotated[
@@ -87,7 +90,7 @@ def memory(
 
     if backend is not None and backend.lower() not in BACKENDS:
         raise typer.BadParameter(
-            f"unknown backend {backend!r}: use cpu, gpu or tpu", param_hint="--backend"
+            f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}", param_hint="--backend"
         )
     space_n = _space(space)
     with guard("memory"):

@@ -3,7 +3,8 @@
 A buffer is an alias set of values: while loops (init, body/condition parameters, body root,
 result), conditionals (branch roots and result), donated parameters (`input_output_alias`) and
 in-place operations (alias_info.cc GetInPlaceInputOutputPairs: dynamic-update-slice, scatter,
-`output_to_operand_aliasing`, fusions rooted in an in-place op on a parameter).
+all-reduce-start, in-place collective-permutes, `output_to_operand_aliasing`, and fusions whose
+output comes, through tuples, nested fusions and a bitcast, from an in-place op on a parameter).
 """
 
 from __future__ import annotations
@@ -11,7 +12,11 @@ from __future__ import annotations
 import re
 
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue, Index
+from hlo_layout.syntax.shape import Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
+
+#: (output index, operand number, operand index): an in-place pair.
+Pair = tuple[Index, int, Index]
 
 _PAIR_RE = re.compile(r"\{([\d,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}")
 
@@ -20,58 +25,131 @@ def _idx(text: str) -> Index:
     return tuple(int(t) for t in text.replace(" ", "").split(",") if t)
 
 
-def output_operand_pairs(i: Instruction, module: Module) -> list[tuple[Index, int, Index]]:
-    """(output index, operand number, operand index) that must alias for an in-place op."""
+#: Opcodes whose operand i shares the buffer of output i (one operand: the whole output);
+#: AliasInfo::IsDefaultInPlaceOperation.
+_DEFAULT_IN_PLACE = frozenset({"dynamic-update-slice", "scatter", "all-reduce-start"})
+_GTE = "get-tuple-element"
+#: Fusions nest a few levels in real dumps; past this a (malformed) fusion calling itself stops.
+_MAX_NESTING = 64
+
+
+def output_operand_pairs(i: Instruction, module: Module, depth: int = 0) -> list[Pair]:
+    """(output index, operand number, operand index) that must share one buffer: XLA's
+    AliasInfo::GetInPlaceInputOutputPairs (alias_info.cc). Deviation: no backend hook
+    (GetNonDefaultInPlaceInputOutputPairs); an `output_to_operand_aliasing` is honoured on any
+    opcode that writes one (XLA reads it on custom-call, fusion and async-start)."""
     op = i.opcode
-    pairs: list[tuple[Index, int, Index]] = []
-    a = i.attr("output_to_operand_aliasing")
-    if a is not None:
-        for m in _PAIR_RE.finditer(a.raw):
-            pairs.append((_idx(m.group(1)), int(m.group(2)), _idx(m.group(3))))
-        return pairs
-    if op == "dynamic-update-slice":
-        return [((), 0, ())]
-    if op == "scatter":
-        n = (len(i.operands) - 1) // 2
-        return [(() if n == 1 else (k,), k, ()) for k in range(n)]
-    if op == "all-reduce-start" and len(i.operands) == 1:
-        return [((), 0, ())]
+    if op in _DEFAULT_IN_PLACE:
+        if op == "all-reduce-start" and "nvshmem" in _backend_config(i).lower():
+            return []  # nvshmem's one-shot all-reduce needs separate buffers
+        n = len(i.operands)
+        if op == "scatter":
+            n = (n - 1) // 2
+        elif op == "dynamic-update-slice":
+            n = 1
+        if n == 1:
+            return [((), 0, ())]
+        return [((k,), k, ()) for k in range(n)]
+    declared = _declared_pairs(i)
     if op == "fusion":
-        names = i.called_computations
-        body = module.computation(names[0]) if names else None
-        if body is not None:
-            return _fusion_in_place(body)
-    return pairs
+        return _fusion_pairs(i, module, depth) + declared
+    if declared:
+        return declared
+    if op == "collective-permute" and len(i.operands) == 4:
+        return _permute_pairs(i.shape, ())
+    if op == "collective-permute-start" and len(i.operands) == 4:
+        out = (
+            i.shape.elements[1]
+            if isinstance(i.shape, TupleShape) and len(i.shape.elements) > 1
+            else None
+        )
+        return _permute_pairs(out, (1,))
+    if op == "set-dimension-size":
+        return [((), 0, ())]
+    if op == "ragged-all-to-all":
+        return [((), 1, ())]
+    return []
 
 
-def _fusion_in_place(body: Computation) -> list[tuple[Index, int, Index]]:
-    """A fusion whose root (or a root tuple element) is an in-place op on a fusion parameter."""
-    root = body.root
-    if root is None:
+def _declared_pairs(i: Instruction) -> list[Pair]:
+    a = i.attr("output_to_operand_aliasing")
+    if a is None:
         return []
-    outs: list[tuple[Index, Instruction]] = []
-    if root.opcode == "tuple":
-        for k, o in enumerate(root.operands):
-            inst = body.resolve(o)
-            if inst is not None:
-                outs.append(((k,), inst))
-    else:
-        outs.append(((), root))
-    pairs: list[tuple[Index, int, Index]] = []
-    for out_index, inst in outs:
-        while inst.opcode == "bitcast" and inst.operands:
-            nxt = body.resolve(inst.operands[0])
-            if nxt is None:
-                break
-            inst = nxt
-        if inst.opcode not in ("dynamic-update-slice", "scatter") or not inst.operands:
-            continue
-        src = body.resolve(inst.operands[0])
-        while src is not None and src.opcode in ("bitcast", "get-tuple-element") and src.operands:
-            src = body.resolve(src.operands[0])
-        if src is not None and src.opcode == "parameter":
-            pairs.append((out_index, src.parameter_number or 0, ()))
+    return [(_idx(m.group(1)), int(m.group(2)), _idx(m.group(3))) for m in _PAIR_RE.finditer(a.raw)]
+
+
+def _backend_config(i: Instruction) -> str:
+    a = i.attr("backend_config")
+    return a.raw if a is not None else ""
+
+
+def _permute_pairs(out: Shape | None, prefix: Index) -> list[Pair]:
+    """The in-place collective-permute (4 operands): operand 1 is the output buffer."""
+    pairs: list[Pair] = [(prefix, 1, ())]
+    if isinstance(out, TupleShape):
+        pairs += [((*prefix, k), 1, (k,)) for k in range(len(out.elements))]
     return pairs
+
+
+def _leaf_indices(shape: Shape | None, prefix: Index = ()) -> list[Index]:
+    if isinstance(shape, TupleShape):
+        return [x for k, e in enumerate(shape.elements) for x in _leaf_indices(e, (*prefix, k))]
+    return [prefix]
+
+
+def _follow_tuples(
+    body: Computation, inst: Instruction | None, index: Index
+) -> tuple[Instruction | None, Index]:
+    """FollowTupleIndirection: through tuples (by index) and get-tuple-elements (onto it)."""
+    while inst is not None and inst.opcode == "tuple" and index:
+        if index[0] >= len(inst.operands):
+            return None, index
+        inst, index = body.resolve(inst.operands[index[0]]), index[1:]
+    while inst is not None and inst.opcode == _GTE and inst.operands:
+        a = inst.attr("index")
+        if a is None:
+            return None, index
+        index = (int(a.raw), *index)
+        inst = body.resolve(inst.operands[0])
+    return inst, index
+
+
+def _fusion_pairs(fusion: Instruction, module: Module, depth: int) -> list[Pair]:
+    """GetFusionInstructionInPlaceInputOutputPairs."""
+    names = fusion.called_computations
+    body = module.computation(names[0]) if names else None
+    if body is None or depth >= _MAX_NESTING:
+        return []
+    return _body_pairs(fusion, body, module, depth + 1)
+
+
+def _body_pairs(fusion: Instruction, body: Computation, module: Module, depth: int) -> list[Pair]:
+    out: list[Pair] = []
+    for index in _leaf_indices(fusion.shape):
+        source, source_index = _follow_tuples(body, body.root, index)
+        if source is None:
+            continue
+        found: Instruction | None = None
+        found_index: Index = ()
+        for out_index, k, op_index in output_operand_pairs(source, module, depth):
+            if out_index != source_index or k >= len(source.operands):
+                continue
+            found, found_index = _follow_tuples(body, body.resolve(source.operands[k]), op_index)
+            if found is not None and found.opcode == "fusion":
+                # Nested fusions alias through to their producer (a peephole).
+                for n_out, n_k, n_index in output_operand_pairs(found, module, depth):
+                    if n_out == found_index and n_k < len(found.operands):
+                        found, found_index = _follow_tuples(
+                            body, body.resolve(found.operands[n_k]), n_index
+                        )
+                        if found is None:
+                            break
+            break
+        if found is not None and found.opcode == "bitcast" and found.operands:
+            found = body.resolve(found.operands[0])
+        if found is not None and found.opcode == "parameter":
+            out.append((index, found.parameter_number or 0, found_index))
+    return out
 
 
 class AliasAnalysis:

@@ -20,7 +20,7 @@ from hlo_layout.layout.memory_space import peak_space_name
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
-from hlo_layout.memory.backend import Backend, backend_named, detect_backend
+from hlo_layout.memory.backend import TPU, Backend, backend_named, detect_backend
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.memory.metadata import SourceInfo
@@ -32,9 +32,8 @@ from hlo_layout.syntax.tree import Module
 SCHEMA_VERSION = 1
 #: At most this many numbers per memory space in `timeline` (max-pooled beyond).
 TIMELINE_POINTS = 2000
-#: TPU memory spaces placed by libtpu's closed memory-space assignment: VMEM, `S(1)` on v5e; the
-#: same role falls to `S(3)` in the corpus's v4 dumps.
-TPU_MSA_SPACES = frozenset({1, 3})
+#: TPU memory spaces placed by libtpu's closed memory-space assignment (Backend.msa_spaces).
+TPU_MSA_SPACES = TPU.msa_spaces
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from hlo_layout.memory.heap_simulator import (
     Events,
     HeapResult,
     choose_best_fit,
+    msa_trace_peak,
     peak_of_trace,
     run_heap_simulation,
 )
@@ -316,23 +317,41 @@ class BufferAssigner:
         user: Instruction,
         user_index: Index,
     ) -> bool:
-        """HloDataflowAnalysis::CanShareOperandBufferWithUser (no backend hint)."""
+        """HloDataflowAnalysis::CanShareOperandBufferWithUser, in its order. Backend hints
+        (AliasInfo::MayAlias): on TPU no sort shares, nor an output fusion merely elementwise
+        on the operand (Backend.sort_shares_operand, fusion_elementwise_shares); GPU's NVPTX
+        hints are not modelled. Deviation: a call never shares (XLA allows it when the callee's
+        root is elementwise on the operand and that is its only other use)."""
+        op = user.opcode
+        if op == "custom-call" and user_index == (1,) and _is_cublas_lt(user):
+            return False  # cuBLASLt's workspace
         if operand.opcode == "constant":
-            return False
-        a = subshape(operand.shape, operand_index)
-        b = subshape(user.shape, user_index)
-        if a is None or b is None or a != b:
             return False
         numbers = [k for k, o in enumerate(user.operands) if o.name == operand.name]
         if not numbers:
             return False
-        module = self.df.module
-        for out_index, k, op_index in output_operand_pairs(user, module):
-            if out_index == user_index:
-                return k in numbers and op_index == operand_index
-        op = user.opcode
+        a = subshape(operand.shape, operand_index)
+        b = subshape(user.shape, user_index)
+        shapes_equal = a is not None and b is not None and a == b
+        if shapes_equal:
+            # Must-alias (in-place) pairs share whatever the backend; a pair for this output
+            # that names another operand does not decide: the rules below do.
+            for out_index, k, op_index in output_operand_pairs(user, self.df.module):
+                if out_index == user_index and k in numbers and op_index == operand_index:
+                    return True
+        if op == "sort" and not self.backend.sort_shares_operand:
+            return False
+        if not shapes_equal:
+            return False
         if op == "fusion":
-            return self._fusion_can_share(user, numbers[0])
+            decided = self._fusion_can_share(user, numbers[0])
+            if decided is not None:
+                return decided
+            if not self.backend.fusion_elementwise_shares:
+                return False
+            return self._fusion_elementwise_on(user, numbers[0])
+        if op in ("while", "conditional"):
+            return True
         if op in ("dynamic-update-slice", "scatter", "triangular-solve", "set-dimension-size"):
             want = 1 if op == "triangular-solve" else 0
             return numbers == [want]
@@ -348,6 +367,9 @@ class BufferAssigner:
             return False
         return op in ELEMENTWISE
 
+    def _computation_of(self, value_id: int) -> str:
+        return self.df.values[value_id].computation.name
+
     def _users(self, c: Computation) -> dict[str, list[Instruction]]:
         got = self._users_cache.get(c.name)
         if got is None:
@@ -358,9 +380,11 @@ class BufferAssigner:
             self._users_cache[c.name] = got
         return got
 
-    def _fusion_can_share(self, fusion: Instruction, k: int) -> bool:
-        names = fusion.called_computations
-        body = self.df.module.computation(names[0]) if names else None
+    def _fusion_can_share(self, fusion: Instruction, k: int) -> bool | None:
+        """The fusion rules of CanShareOperandBufferWithUser: loop and input fusions, and output
+        fusions rooted in an add of a dot or convolution; None where XLA goes on to the
+        general rules (other output fusions, custom fusions)."""
+        body = self._fused_body(fusion)
         if body is None:
             return False
         param = next((p for p in body.parameter_instructions if p.parameter_number == k), None)
@@ -390,7 +414,37 @@ class BufferAssigner:
                 and uses[0] is root
                 and [j for j, o in enumerate(root.operands) if o.name == param.name] == [other]
             )
-        return False
+        return None
+
+    def _fusion_elementwise_on(self, fusion: Instruction, k: int) -> bool:
+        """HloFusionInstruction::IsElementwiseOnOperand: every instruction between fused
+        parameter k and the root (breadth first) is elementwise on what it reads."""
+        body = self._fused_body(fusion)
+        if body is None:
+            return False
+        param = next((p for p in body.parameter_instructions if p.parameter_number == k), None)
+        if param is None:
+            return False
+        users = self._users(body)
+        seen = {param.name}
+        queue = [param]
+        while queue:
+            cur = queue.pop()
+            for user in users.get(cur.name, ()):
+                if user.name in seen:
+                    continue
+                if user.opcode not in ELEMENTWISE and not any(
+                    o.name == cur.name and _elementwise_on(user, j)
+                    for j, o in enumerate(user.operands)
+                ):
+                    return False
+                seen.add(user.name)
+                queue.append(user)
+        return True
+
+    def _fused_body(self, fusion: Instruction) -> Computation | None:
+        names = fusion.called_computations
+        return self.df.module.computation(names[0]) if names else None
 
     # -- heap simulation -------------------------------------------------------------------------
     def _heap(self, sequential: list[int]) -> None:
@@ -439,6 +493,8 @@ class BufferAssigner:
             )
             result = choose_best_fit(events, align)
             peak, _ = peak_of_trace(events)
+            if color in self.backend.msa_spaces:
+                peak = msa_trace_peak(events, alias.buffer_of, self._computation_of)
             self.heaps[color] = SpaceHeap(color, result, events, peak)
             a = Allocation(len(self.allocations), result.heap_size, color, "temp")
             self.allocations.append(a)
@@ -583,6 +639,14 @@ def _passes_screen(a: Allocation, start: int, end: int) -> bool:
         return True
     j = bisect.bisect_left(a.ranges, (end,))
     return not (j and a.ranges[j - 1][1] > start)
+
+
+def _is_cublas_lt(i: Instruction) -> bool:
+    target = i.attr("custom_call_target")
+    return target is not None and target.raw.strip('"') in (
+        "__cublas$lt$matmul",
+        "__cublas$lt$matmul$f8",
+    )
 
 
 def _elementwise_on(user: Instruction, k: int) -> bool:

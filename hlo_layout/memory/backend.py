@@ -8,13 +8,16 @@ the temp allocation (XLA's `color_alignment`), and the bytes of a tuple's pointe
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hlo_layout.syntax.shape import ArrayShape, BufferShape, Shape, TupleShape
 from hlo_layout.syntax.tree import LazyAttributes, Module
 
-BACKENDS = ("cpu", "gpu", "tpu")
+#: What `--backend` accepts. `tpu` assumes v4/v5e; the TPU generations differ in tuple tables
+#: and in whether sorts share buffers (see TPU_GENERATIONS).
+BACKENDS = ("cpu", "gpu", "tpu", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,23 @@ class Backend:
     table_alignment: int = 1
     #: Whether temps may be packed into output allocations (XLA's allocation reuse).
     reuse_allocations: bool = True
+    #: Whether a sort's output may take its dying operand's buffer (the kSort case of
+    #: HloDataflowAnalysis::CanShareOperandBufferWithUser). libtpu's buffer assignment never
+    #: does it: 7 sorts in 7 TPU programs (keys only and keys with values, in HBM and in VMEM;
+    #: tests/data/memory/tpu-sort) each got a buffer of their own, and jax's peak is ours
+    #: exactly only without the sharing.
+    sort_shares_operand: bool = True
+    #: Whether an output or custom fusion shares an operand's buffer when it is elementwise on
+    #: it (the generic IsElementwiseOnOperand rule CanShareOperandBufferWithUser ends with).
+    #: libtpu's buffer-sharing hook says no: with it, the v4 and v6e transformers' peaks exceed
+    #: jax's by 4 % (kOutput fusions rooted in a convert of an add).
+    fusion_elementwise_shares: bool = True
+    #: Memory spaces placed by the compiler's own memory-space assignment, not the heap
+    #: simulator: TPU's VMEM, `S(1)` (`S(3)` in the corpus' v4 dumps). Their figures are
+    #: estimates (labelled so), and their peak is counted as msa_trace_peak does.
+    msa_spaces: frozenset[int] = frozenset()
+    #: The TPU generation these settings are for (`v4/v5e`, `v5p`, `v6e`); "" elsewhere.
+    generation: str = ""
 
     def tuple_table_bytes(self, shape: TupleShape) -> int:
         raw = self.pointer_bytes * len(shape.elements)
@@ -37,8 +57,42 @@ class Backend:
 
 CPU = Backend("cpu", 64)
 GPU = Backend("gpu", 256)
-TPU = Backend("tpu", 16 * 1024, pointer_bytes=8, table_alignment=512, reuse_allocations=False)
-_BY_NAME = {"cpu": CPU, "gpu": GPU, "tpu": TPU}
+#: TPU v4 and v5e (libtpu 0.0.52; the corpus' TPU dumps and tests/data/memory/tpu-sort): tuple
+#: tables of 8 B per element rounded up to 512 B, and a sort's output never takes its operand's
+#: buffer.
+TPU = Backend(
+    "tpu",
+    16 * 1024,
+    pointer_bytes=8,
+    table_alignment=512,
+    reuse_allocations=False,
+    sort_shares_operand=False,
+    fusion_elementwise_shares=False,
+    msa_spaces=frozenset({1, 3}),
+    generation="v4/v5e",
+)
+#: v5p and v6e (tests/data/memory/tpu-gen): 4 B per element rounded up to 32 B; on v5p a sort
+#: shares its operand's buffer as XLA's generic rule allows, on v6e it does not.
+TPU_V5P = replace(
+    TPU, pointer_bytes=4, table_alignment=32, sort_shares_operand=True, generation="v5p"
+)
+TPU_V6E = replace(TPU, pointer_bytes=4, table_alignment=32, generation="v6e")
+_BY_NAME = {
+    "cpu": CPU,
+    "gpu": GPU,
+    "tpu": TPU,
+    "tpu-v4": TPU,
+    "tpu-v5e": TPU,
+    "tpu-v5p": TPU_V5P,
+    "tpu-v6e": TPU_V6E,
+}
+#: libtpu's `tpu_topology_args.version` (and `variant`) in a dump's `*.target_arguments.txt`.
+TPU_GENERATIONS = {
+    ("TPU_VERSION_PUFFERFISH", ""): TPU,
+    ("TPU_VERSION_VIPERFISH", "lite"): TPU,
+    ("TPU_VERSION_VIPERFISH", ""): TPU_V5P,
+    ("TPU_VERSION_GHOSTLITE", ""): TPU_V6E,
+}
 
 _GPU_MARKERS = re.compile(
     r"__cudnn\$|__cublas|__triton|sm_\d|\"device_type\"|kCustom.*triton|__gpu\$|cu_threshold"
@@ -46,7 +100,7 @@ _GPU_MARKERS = re.compile(
 
 
 def backend_named(name: str) -> Backend:
-    """The settings of `cpu`, `gpu` or `tpu`; raises KeyError for another name."""
+    """The settings of a name in BACKENDS; raises KeyError for another name."""
     return _BY_NAME[name.lower()]
 
 
@@ -65,8 +119,33 @@ def detect_backend(module: Module, path: str | Path | None = None) -> tuple[Back
 
     File names first (`*gpu_after_optimizations*`, `*cpu_after_optimizations*`), then tiled
     layouts (only the TPU compiler prints them), then GPU-only custom calls and backend configs.
-    CPU is the fallback.
+    CPU is the fallback. A TPU's generation comes from the `*.target_arguments.txt` libtpu
+    dumps beside the module (tpu_generation_beside); without one, v4/v5e is assumed and the
+    reason says so.
     """
+    return resolve_backend(lambda: backend_in_text(module), path)
+
+
+def resolve_backend(
+    from_text: Callable[[], tuple[Backend, str]], path: str | Path | None
+) -> tuple[Backend, str]:
+    """detect_backend given what the module's text says (`from_text`, asked only when the file
+    name does not decide): the one rule for a whole module and for a streamed one, whose text
+    is read a computation at a time (layout/skeleton.BackendVote)."""
+    be, why = backend_by_name(path) or from_text()
+    if be is not TPU:
+        return be, why
+    found = tpu_generation_beside(path) if path is not None else None
+    if found is not None:
+        return found[0], f"{why}; TPU {found[0].generation} from {found[1]}"
+    return be, (
+        f"{why}; TPU generation assumed v4/v5e (no *.target_arguments.txt beside the dump: "
+        "--backend tpu-v5p or tpu-v6e for those)"
+    )
+
+
+def backend_by_name(path: str | Path | None) -> tuple[Backend, str] | None:
+    """The backend a dump's file name gives (XLA's dump names carry it), or None."""
     name = Path(path).name if path is not None else ""
     if "gpu_after_optimizations" in name or re.search(r"\.sm_\d", name):
         return GPU, "file name"
@@ -74,6 +153,13 @@ def detect_backend(module: Module, path: str | Path | None = None) -> tuple[Back
         return CPU, "file name"
     if "tpu" in name.lower():
         return TPU, "file name"
+    return None
+
+
+def backend_in_text(module: Module) -> tuple[Backend, str]:
+    """The backend the module's text gives: tiled layouts mean TPU, then GPU-only custom calls
+    and backend configs mean GPU, else CPU. Each rule is "any instruction of any computation",
+    so a module read a computation at a time gets the same answer from the strongest one."""
     for c in module.computations:
         for i in c.instructions:
             if _tiled(i.shape):
@@ -85,3 +171,29 @@ def detect_backend(module: Module, path: str | Path | None = None) -> tuple[Back
             if text and _GPU_MARKERS.search(text):
                 return GPU, "GPU custom calls / backend configs"
     return CPU, "default (no GPU or TPU marks)"
+
+
+_VERSION = re.compile(r"^\s*version:\s*(\w+)", re.M)
+_VARIANT = re.compile(r'^\s*variant:\s*"([^"]*)"', re.M)
+_DUMP_SUFFIX = re.compile(r"\.(?:after|before)_optimizations.*$|\.txt$")
+
+
+def tpu_generation_beside(path: str | Path) -> tuple[Backend, str] | None:
+    """The TPU settings named by the `<module>.target_arguments.txt` that libtpu writes beside
+    `<module>.after_optimizations.txt` when it dumps, and that file's name; None without one
+    (or for a generation not in TPU_GENERATIONS)."""
+    p = Path(path)
+    stem = _DUMP_SUFFIX.sub("", p.name)
+    candidate = p.with_name(f"{stem}.target_arguments.txt")
+    try:
+        if not candidate.is_file() or candidate.stat().st_size > 1 << 20:
+            return None
+        text = candidate.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    version = _VERSION.search(text)
+    if version is None:
+        return None
+    variant = _VARIANT.search(text)
+    be = TPU_GENERATIONS.get((version.group(1), variant.group(1) if variant else ""))
+    return (be, candidate.name) if be is not None else None

@@ -223,10 +223,8 @@ def peak_json(report: MemoryReport) -> dict[str, Any] | None:
 def memory_json(report: MemoryReport) -> dict[str, Any]:
     """The per-module memory keys: `entry_parameters`, `entry_outputs`,
     `entry_output_table_bytes`, `totals` (per memory space), `largest_buffers` (with
-    `buffer_count`), `padding_groups` (with reasons), `peak` (null for one computation; the
-    three are null when streamed: no module is kept) and, with a buffer assignment,
-    `buffer_assignment`: everything the text view shows."""
-    kept = bool(report.buffers) or not report.buffer_count
+    `buffer_count`), `padding_groups` (with reasons), `peak` (null for one computation) and,
+    with a buffer assignment, `buffer_assignment`: everything the text view shows."""
     out: dict[str, Any] = {
         "entry_parameters": [leaf_json(r) for r in report.entry_parameters],
         "entry_outputs": [leaf_json(r) for r in report.entry_outputs],
@@ -243,10 +241,9 @@ def memory_json(report: MemoryReport) -> dict[str, Any]:
             }
             for t in report.totals
         ],
-        # null when the report kept no per-value rows (a streamed dump): unknown, not "none"
-        "largest_buffers": [buffer_json(r) for r in report.buffers] if kept else None,
+        "largest_buffers": [buffer_json(r) for r in report.buffers],
         "buffer_count": report.buffer_count,
-        "padding_groups": [padding_group_json(g) for g in report.padding] if kept else None,
+        "padding_groups": [padding_group_json(g) for g in report.padding],
         "peak": peak_json(report),
     }
     allocations = allocations_json(report)
@@ -292,7 +289,7 @@ def module_json(
     shape_text = ShapeFacts()
     entry = module.entry
     if report is None:
-        report = memory_report(module, computation=computation, assignment=assignment)
+        report = memory_report(module, computation=computation, assignment=assignment, file=file)
     computations = _selected(module, computation)
     return {
         "module": module.name,

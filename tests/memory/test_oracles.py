@@ -23,6 +23,10 @@ from tests.memory.helpers import (
     live_ranges,
 )
 
+TPU_SORTS = GENERATED.parent / "tpu-sort"
+TPU_GENERATIONS = GENERATED.parent / "tpu-gen"
+
+
 LIVE_RANGE_FILES = sorted(
     [*(CORPUS / "jax-cpu").glob("*-live-range.txt"), *GENERATED.glob("*-live-range.txt")]
 )
@@ -73,31 +77,41 @@ def test_cpu_static_equals_jax_peak(program: str) -> None:
     assert any("static part only" in n for n in ma.notes)
 
 
+#: The corpus' TPU programs (v5e, v4), ours with sorts (v5e), on v5p and v6e, and with aliasing
+#: buffers (v5e; READMEs there).
+TPU_FOLDERS = (
+    CORPUS / "libtpu-v5e",
+    CORPUS / "libtpu-v4",
+    TPU_SORTS,
+    TPU_GENERATIONS / "v5p",
+    TPU_GENERATIONS / "v6e",
+    GENERATED.parent / "tpu-alias",
+)
+#: jax's figure differs from ours here, by its VMEM (placed by libtpu's closed memory-space
+#: assignment, labelled an estimate): v5p places scan_rnn's carries differently (0.985).
+TPU_NOT_EXACT = {("v5p", "scan_rnn")}
 TPU_PROGRAMS = [
     (folder, name, figures)
-    for folder in ("libtpu-v5e", "libtpu-v4")
+    for folder in TPU_FOLDERS
     for name, figures in sorted(
-        json.loads((CORPUS / folder / "memory_analysis.json").read_text())[
-            "memory_analysis"
-        ].items()
+        json.loads((folder / "memory_analysis.json").read_text())["memory_analysis"].items()
     )
 ]
-#: Programs whose VMEM packing (libtpu's closed memory-space assignment) decides the peak and
-#: which our estimate misses by more than 2 % without the compiler's buffer assignment.
-TPU_VMEM_MISSES = {"data_movement"}
 
 
-@pytest.mark.parametrize("folder,name,figures", TPU_PROGRAMS, ids=lambda x: str(x)[:20])
-def test_tpu_peak(folder: str, name: str, figures: dict, request: pytest.FixtureRequest) -> None:
-    if name in TPU_VMEM_MISSES:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="VMEM decided by libtpu MSA"))
-    ma = analyze(CORPUS / folder / name / f"{name}.after_optimizations.txt")
+@pytest.mark.parametrize(
+    "folder,name,figures", TPU_PROGRAMS, ids=[f"{f.name}-{n}" for f, n, _ in TPU_PROGRAMS]
+)
+def test_tpu_peak(folder: Path, name: str, figures: dict) -> None:
+    ma = analyze(folder / name / f"{name}.after_optimizations.txt")
     want = figures["peak_memory_in_bytes"]
     assert ma.backend == "tpu"
-    assert abs(ma.peak_bytes / want - 1) <= 0.02
-    if ma.peak_bytes != want:
+    assert abs(ma.peak_bytes / want - 1) <= 0.02  # issue 12's bound, for every program
+    if (folder.name, name) in TPU_NOT_EXACT:
         estimated = [s for s in ma.spaces if s.estimate]
         assert estimated and any("estimate" in n for n in ma.notes)
+    else:
+        assert ma.peak_bytes == want
 
 
 @pytest.mark.parametrize("folder", ["libtpu-v5e", "libtpu-v4"])
@@ -114,3 +128,55 @@ def test_tpu_vmem_from_compiler_file(folder: str) -> None:
     assert ma.peak_bytes == want[name]["peak_memory_in_bytes"]
     assert ma.compiler is not None and ma.compiler["temp_allocation_bytes"]
     assert not any(s.estimate for s in ma.spaces)
+
+
+@pytest.mark.parametrize(
+    "folder,name",
+    [(f, n) for f, n, _ in TPU_PROGRAMS],
+    ids=[f"{f.name}-{n}" for f, n, _ in TPU_PROGRAMS],
+)
+def test_tpu_temps_equal_the_compilers(folder: Path, name: str) -> None:
+    """Every memory space we do not label an estimate has the compiler's temp allocation size,
+    computed without its buffer assignment; VMEM (libtpu's memory-space assignment) may only
+    differ where it is labelled an estimate."""
+    ma = analyze(folder / name / f"{name}.after_optimizations.txt")
+    (ba,) = (folder / name).glob("*buffer-assignment.txt")
+    theirs = compiler_temps(ba)
+    for s in ma.spaces:
+        if s.temp_allocation_bytes != theirs.get(s.memory_space, 0):
+            assert s.estimate, (s.memory_space, s.temp_allocation_bytes, theirs)
+
+
+@pytest.mark.parametrize(
+    "folder,generation",
+    [
+        (TPU_SORTS, "v4/v5e"),
+        (TPU_GENERATIONS / "v5p", "v5p"),
+        (TPU_GENERATIONS / "v6e", "v6e"),
+        (CORPUS / "libtpu-v5e", "v4/v5e"),  # no target_arguments.txt: assumed, and said so
+    ],
+)
+def test_tpu_generation_from_target_arguments(folder: Path, generation: str) -> None:
+    for dump in sorted(folder.glob("*/*.after_optimizations.txt")):
+        ma = analyze(dump)
+        assert ma.backend == "tpu"
+        said = " ".join(ma.notes)
+        if (dump.parent / f"{dump.parent.name}.target_arguments.txt").is_file():
+            assert f"TPU {generation} from" in said, said
+        else:
+            assert "TPU generation assumed v4/v5e" in said, said
+
+
+def test_the_generation_changes_the_figures() -> None:
+    """A v6e program read as v4/v5e gets 512-byte tuple tables: the wrong peak (the override
+    is what a user without target_arguments.txt passes)."""
+    from hlo_layout.memory import analyze_memory
+    from hlo_layout.syntax import parse_file
+
+    folder = TPU_GENERATIONS / "v6e"
+    want = json.loads((folder / "memory_analysis.json").read_text())["memory_analysis"]
+    module = parse_file(folder / "transformer" / "transformer.after_optimizations.txt")
+    assert (
+        analyze_memory(module, "tpu-v6e").peak_bytes == want["transformer"]["peak_memory_in_bytes"]
+    )
+    assert analyze_memory(module, "tpu").peak_bytes != want["transformer"]["peak_memory_in_bytes"]

@@ -19,6 +19,7 @@ import heapq
 from collections.abc import Callable, Container
 from dataclasses import dataclass, replace
 from operator import itemgetter
+from pathlib import Path
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.memory_space import memory_space
@@ -31,6 +32,7 @@ from hlo_layout.layout.size import (
     pointer_table_bytes,
 )
 from hlo_layout.memory.analysis import MemoryAnalysis, analyze_memory
+from hlo_layout.memory.backend import Backend
 from hlo_layout.memory.dataflow import computation_kinds, defines_value
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
@@ -370,12 +372,17 @@ def memory_report(
     top: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     peak: bool = True,
+    file: str | Path | None = None,
+    backend: Backend | None = None,
 ) -> MemoryReport:
     """Build the memory report of a module, or of one computation of it (`computation`).
 
     `buffers` keeps the `top` largest values (all of them when `top` is None); totals and padding
     always cover every value. `progress(done, total)` is called once per computation measured.
-    For a whole module (`computation` None) and `peak`, `report.peak` holds XLA's peak analysis.
+    For a whole module (`computation` None) and `peak`, `report.peak` holds XLA's peak analysis
+    (`file`, the dump's path, tells it the backend as `memory` is told: name, files beside;
+    `backend`, when given, is used instead: a streamed skeleton keeps no attribute text to
+    detect it from, see `layout/skeleton.py`).
     Raises KeyError when `computation` names no computation of the module.
     """
     facts = ShapeFacts()
@@ -399,7 +406,7 @@ def memory_report(
         facts, head_info, scope=computation, assignment=assignment, names=_InstructionNames(module)
     )
     if computation is None and peak and module.entry is not None:
-        report = replace(report, peak=analyze_memory(module, None, assignment))
+        report = replace(report, peak=analyze_memory(module, backend, assignment, file=file))
     return report
 
 
@@ -450,8 +457,7 @@ class ValueTally:
     """The values of some computations, counted as the memory report needs them: totals per
     memory space, padded shapes, whether any is tiled, and the `top` largest as light rows.
 
-    Separate from `memory_report` so a streamed dump can be counted one computation at a time
-    (`hlo_layout/report/stream_json.py`) with the same rules.
+    `top` None keeps every row, 0 none; totals and padded shapes always cover every value.
     """
 
     def __init__(self, top: int | None = None) -> None:
@@ -468,7 +474,7 @@ class ValueTally:
 
     def add(self, c: Computation, *, is_entry: bool, facts: ShapeFacts) -> None:
         rows, totals, padded = self.rows, self.totals, self.padded
-        keep_rows = self.top != 0  # a totals-only tally (streaming) keeps no rows or shapes
+        keep_rows = self.top != 0
         for instruction in c.instructions:
             arrays = defined_leaves(instruction, is_entry=is_entry, measure=facts.footprint)
             if not arrays:
@@ -492,40 +498,12 @@ class ValueTally:
                 acc[0] += 1
                 acc[1] += logical
                 acc[2] += physical
-                if keep_rows and physical != logical:
+                if physical != logical:
                     hit = padded.get(id(a.shape))
                     if hit is None:
                         padded[id(a.shape)] = [a.shape, 1, instruction.name]
                     else:
                         hit[1] += 1
-        self._trim()
-
-    def compact(self) -> tuple:
-        """A totals-only tally as one tuple (streaming keeps one per computation)."""
-        return (self.count, self.tiled, tuple((k, *v) for k, v in self.totals.items()))
-
-    @classmethod
-    def from_compact(cls, packed: tuple) -> ValueTally:
-        tally = cls(0)
-        tally.count, tally.tiled = packed[0], packed[1]
-        tally.totals = {k: list(rest) for k, *rest in packed[2]}
-        return tally
-
-    def merge(self, other: ValueTally) -> None:
-        """Add another tally's values (as if its computations had been added here, after)."""
-        self.rows.extend(other.rows)
-        self.count += other.count
-        for space, acc in other.totals.items():
-            mine = self.totals.setdefault(space, [0, 0, 0, 0])
-            for k in range(4):
-                mine[k] += acc[k]
-        for key, (shape, n, first) in other.padded.items():
-            hit = self.padded.get(key)
-            if hit is None:
-                self.padded[key] = [shape, n, first]
-            else:
-                hit[1] += n
-        self.tiled = self.tiled or other.tiled
         self._trim()
 
     def report(

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hlo_layout.memory import LiveBuffer, MemoryAnalysis
+from hlo_layout.report.memory_view import space_label
 from hlo_layout.report.units import human_bytes
 from hlo_layout.units import format_share
 
@@ -113,6 +114,7 @@ def render_memory(
         if not ma.scheduled:
             head.append("  (not scheduled: estimate)", style="yellow")
         parts.append(head)
+        tpu = ma.backend == "tpu"
         peak = Text()
         peak.append("peak ", style="bold")
         peak.append(human_bytes(ma.peak_bytes), style="bold green")
@@ -134,7 +136,7 @@ def render_memory(
             t.add_column("compiler temp", justify="right")
         for s in ma.spaces:
             row = [
-                f"S({s.memory_space}) {s.name}" + (" ~estimate" if s.estimate else ""),
+                space_label(s.memory_space, tpu) + (" ~estimate" if s.estimate else ""),
                 human_bytes(s.static_bytes),
                 human_bytes(s.temp_allocation_bytes),
                 human_bytes(s.peak_live_bytes),
@@ -150,7 +152,7 @@ def render_memory(
         for s in shown:
             if not ma.timelines.get(s.memory_space):
                 continue
-            parts.append(Text(f"live bytes over the schedule, S({s.memory_space}) {s.name}"))
+            parts.append(Text(f"live bytes over the schedule, {space_label(s.memory_space, tpu)}"))
             parts.append(_Chart(ma, s.memory_space))
         rows = ma.live_at_peak(space)
         sp = (
@@ -161,8 +163,8 @@ def render_memory(
         if sp is not None:
             parts.append(
                 _buffers_table(
-                    f"live at the peak of S({sp.memory_space}) (step {sp.peak_step}, "
-                    f"{human_bytes(sp.peak_live_bytes)}), largest first",
+                    f"live at the peak of {space_label(sp.memory_space, tpu)} "
+                    f"(step {sp.peak_step}, {human_bytes(sp.peak_live_bytes)}), largest first",
                     rows,
                     top,
                 )

@@ -3,17 +3,22 @@
 An implementation detail of `hlo_layout.api.write_inspect_json`, which picks it for big dumps.
 Each computation is parsed (`syntax/stream.py`), verified as the in-memory path verifies it
 (`syntax/verify.ModuleVerifier`), turned into its JSON text, written to a binary spool as UTF-8
-and dropped; what the module-level keys need is kept in small tallies (the opcodes calling each
-computation, for its kind and `holds_buffers`; the memory totals of each computation as
-`ValueTally`; the entry's parameter and output rows). At the end the document is written in the
-same order and spelling as the in-memory path (`report/model.write_inspect_json`), so the two are
-byte-identical (tests/report/test_stream_json.py).
+and dropped. What the module-level keys need is kept aside: the opcodes calling each
+computation (its kind), the backend vote, and a skeleton of the computation (opcode, shape,
+operands, the few attributes the memory analysis reads: `layout/skeleton.py`) in a second spool
+on disk. When the module ends, the skeleton of every computation reachable from the entry is
+read back and the in-memory path's own `memory_report` runs on it: totals, `largest_buffers`
+(`top`), `padding_groups` and `peak` come from the same code on the same records. At the end the
+document is written in the same order and spelling as the in-memory path
+(`report/model.write_inspect_json`), so the two are byte-identical
+(tests/report/test_stream_json.py).
 
 Anything the in-memory path would reject (a chunk that does not parse alone, a broken
 whole-module rule, a missing ENTRY) raises StreamFallback before any output: the caller then
 reads the whole file, which reports the error exactly as it always does.
 
-Memory: the largest computation's tree plus the per-computation tallies, not the whole dump.
+Memory: the largest computation's tree while reading; then the module's reachable skeleton
+(about 200 bytes an instruction) and the peak analysis over it, not the whole dump's tree.
 """
 
 from __future__ import annotations
@@ -26,15 +31,18 @@ from pathlib import Path
 from typing import IO, TextIO
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
-from hlo_layout.layout.module_memory import HeadRows, ShapeFacts, ValueTally, head_rows
+from hlo_layout.layout.module_memory import ShapeFacts, memory_report
+from hlo_layout.layout.skeleton import BackendVote, SkeletonSpool
 from hlo_layout.report.json_text import write_document
 from hlo_layout.report.model import SCHEMA_VERSION, computation_pieces, module_head
-from hlo_layout.syntax.index import callees, computation_kind, holds_buffers
+from hlo_layout.syntax.index import callees, computation_kind
 from hlo_layout.syntax.stream import ModuleHeader, StreamFallback, stream_items
-from hlo_layout.syntax.tree import Computation
+from hlo_layout.syntax.tree import Attribute, Computation
 from hlo_layout.syntax.verify import ModuleVerifier
 
-#: Above this size, `inspect --format json` streams (below it the in-memory path is as fast).
+#: Above this size, `inspect --format json` streams. Below it the in-memory path is faster and
+#: barely larger: the peak analysis, which both run over the whole module, dominates memory
+#: (measured: README, "Streaming big dumps").
 STREAM_THRESHOLD = 64 << 20
 #: Stands for the computation's kind in the spool until every caller has been seen.
 _KIND = "\x00kind\x00"
@@ -45,43 +53,62 @@ _BLOCK = 1 << 20
 @dataclass
 class _Module:
     name: str | None
-    attributes: dict[str, str]
+    attributes: tuple[Attribute, ...]
     fragments: list[tuple[str, int, int]] = field(default_factory=list)  # (name, start, bytes)
     callers: dict[str, list[str]] = field(default_factory=dict)  # callee -> caller opcodes
-    tallies: dict[str, tuple] = field(default_factory=dict)  # ValueTally.compact()
     entry: str | None = None
-    head: HeadRows = field(default_factory=HeadRows)
+    backend: BackendVote = field(default_factory=BackendVote)
     verifier: ModuleVerifier = field(default_factory=ModuleVerifier)
+    head: dict | None = None  # the module's object, once finished
 
-    def finish(self) -> None:
-        """The whole-module rules once all computations are in (else StreamFallback)."""
+    def finish(
+        self,
+        skeletons: SkeletonSpool,
+        file: str,
+        assignment: BufferAssignment | None,
+        top: int | None,
+    ) -> None:
+        """The whole-module rules once all computations are in (else StreamFallback), then the
+        memory report of the skeleton, by the in-memory path's own `memory_report`."""
         if self.name is not None and self.verifier.unknown_callees():
             raise StreamFallback
         if self.entry is None and self.fragments:
             raise StreamFallback  # the in-memory path takes the last computation as the entry
         self.verifier = ModuleVerifier()  # drop the names: nothing more to check
+        module = skeletons.module(self.name, self.attributes, self.entry)
+        report = memory_report(
+            module, assignment=assignment, top=top, backend=self.backend.backend(file)
+        )
+        self.head = module_head(
+            self.name,
+            file,
+            self.entry,
+            {a.key: a.raw for a in self.attributes},
+            report,
+            has_computations=bool(self.fragments),
+        )
 
 
-def _add(m: _Module, c: Computation, spool: IO[bytes], facts: ShapeFacts) -> None:
+def _add(
+    m: _Module, c: Computation, spool: IO[bytes], skeletons: SkeletonSpool, facts: ShapeFacts
+) -> None:
     verifier = m.verifier
     verifier.add(c)
     if verifier.problems:
         raise StreamFallback
     if c.is_entry:
         m.entry = c.name
-        m.head = head_rows(c, facts)
     names = []
     for callee, instruction in callees(c):
         m.callers.setdefault(callee, []).append(instruction.opcode)
         names.append(callee)
     verifier.add_callees(names)
-    tally = ValueTally(0)
-    tally.add(c, is_entry=c.is_entry, facts=facts)
-    m.tallies[c.name] = tally.compact()
     start = spool.tell()
     for piece in computation_pieces(c, facts, _KIND, c.is_entry):
         spool.write(piece.encode("utf-8"))
     m.fragments.append((c.name, start, spool.tell() - start))
+    m.backend.add(c)
+    skeletons.add(c, tuple(names))
 
 
 def stream_inspect_json(
@@ -90,40 +117,39 @@ def stream_inspect_json(
     assignment: BufferAssignment | None = None,
     *,
     assignment_for_all: bool = False,
+    top: int | None = None,
 ) -> None:
     """Write the whole `inspect --format json` document of one dump to `out`.
 
     `assignment` goes with a single-module dump (with `assignment_for_all`, with every module,
-    as for an explicit `--buffers`). Raises StreamFallback before writing anything when the dump
-    needs the whole-file reader; HloInputError for an unreadable file.
+    as for an explicit `--buffers`); `top` as `memory_report`'s. Raises StreamFallback before
+    writing anything when the dump needs the whole-file reader; HloInputError for an unreadable
+    file.
     """
     facts = ShapeFacts()
-    wanted = {v.instruction for v in assignment.values} if assignment is not None else set()
-    seen_names: set[str] = set()
+    file = str(path)
     modules: list[_Module] = []
-    with tempfile.TemporaryFile("w+b") as spool:
+    with tempfile.TemporaryFile("w+b") as spool, tempfile.TemporaryFile("w+b") as skeleton_file:
+        skeletons = SkeletonSpool(skeleton_file)
         for item in stream_items(path):
             if isinstance(item, ModuleHeader):
-                if modules:
-                    modules[-1].finish()
-                modules.append(_Module(item.name, {a.key: a.raw for a in item.attributes}))
+                if modules:  # a second module: a buffer assignment found beside goes with none
+                    modules[-1].finish(
+                        skeletons, file, assignment if assignment_for_all else None, top
+                    )
+                modules.append(_Module(item.name, item.attributes))
                 continue
             if not isinstance(item, Computation):
                 continue  # stack-frame sections are not in the JSON
             if not modules:
-                modules.append(_Module(None, {}))
-            _add(modules[-1], item, spool, facts)
-            if wanted:
-                seen_names.update(i.name for i in item.instructions if i.name in wanted)
+                modules.append(_Module(None, ()))
+            _add(modules[-1], item, spool, skeletons, facts)
             del item
         if not modules:
             raise StreamFallback  # nothing to read: the whole-file path says so
-        modules[-1].finish()
         single = len(modules) == 1 or assignment_for_all
-        heads = [
-            _module_object(m, str(path), facts, assignment if single else None, seen_names)
-            for m in modules
-        ]
+        modules[-1].finish(skeletons, file, assignment if single else None, top)
+        heads = [m.head for m in modules]
         spliced = [m for m in modules if m.fragments]
 
         def fill(n: int) -> Iterator[Iterator[str]]:
@@ -151,23 +177,6 @@ def _fragment(spool: IO[bytes], start: int, length: int, kind: str) -> Iterator[
             text = text.replace(_KIND_JSON, f'"{kind}"', 1)
             first = False
         yield text
-
-
-def _module_object(
-    m: _Module,
-    file: str,
-    facts: ShapeFacts,
-    assignment: BufferAssignment | None,
-    names: set[str],
-) -> dict:
-    total = ValueTally(0)
-    for name, _, _ in m.fragments:
-        if holds_buffers(name == m.entry, m.callers.get(name, ())):
-            total.merge(ValueTally.from_compact(m.tallies[name]))
-    report = total.report(facts, m.head, scope=None, assignment=assignment, names=names)
-    return module_head(
-        m.name, file, m.entry, m.attributes, report, has_computations=bool(m.fragments)
-    )
 
 
 __all__ = ["STREAM_THRESHOLD", "StreamFallback", "stream_inspect_json"]

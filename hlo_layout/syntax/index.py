@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION, SEQUENTIAL_CALLERS
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION
 
 if TYPE_CHECKING:
     from hlo_layout.syntax.tree import Computation, Instruction, Module
@@ -138,17 +138,6 @@ def computation_kind(is_entry: bool, caller_opcodes: Iterable[str]) -> str:
     return CALLED
 
 
-def holds_buffers(is_entry: bool, caller_opcodes: Iterable[str]) -> bool:
-    """THE rule for which computations hold buffers of their own: the entry and every
-    computation run through control flow or async-start (`opcodes.SEQUENTIAL_CALLERS`, as the
-    memory analysis' `computation_kinds` reads XLA's rule). A fusion body, a reduce's
-    `to_apply` or a sort comparator is inlined into its caller and allocates nothing.
-
-    The one seam between syntax and memory: `layout/module_memory.buffer_computations` and the
-    streamed JSON both ask this (the peak-memory package takes the rule over from here)."""
-    return is_entry or any(op in SEQUENTIAL_CALLERS for op in caller_opcodes)
-
-
 def kind(module: Module, computation: Computation) -> str:
     """`computation`'s kind within `module`."""
     sites = callers(module).get(computation.name, ())
@@ -242,7 +231,6 @@ __all__ = [
     "callers",
     "computation_kind",
     "computation_post_order",
-    "holds_buffers",
     "instructions_calling",
     "kind",
     "post_order",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -19,26 +20,35 @@ FILES = hlo_files()
 
 
 def _assert_same_document(whole: str, streamed: str) -> None:
-    """Byte-identical, except that streaming keeps no module, so the largest buffers, padding
-    groups and the peak (which need every value or the whole schedule) are null there, as the
-    README says. (A dump the streamer hands back to the whole-file path has them.)"""
-    if streamed == whole:
-        return
-    expected = json.loads(whole)
-    got = json.loads(streamed)
-    for module, streamed_module in zip(expected["modules"], got["modules"], strict=True):
-        for key in ("largest_buffers", "padding_groups", "peak"):
-            if streamed_module.get(key) is None:
-                module[key] = None
-    assert got == expected
+    """Byte-identical: every key, `largest_buffers`, `padding_groups` and `peak` included."""
+    assert streamed == whole
 
 
+#: The default rows per list, and a few (the bounded heap is cut there).
+TOPS = ([], ["--top", "3"])
+
+
+@pytest.mark.parametrize("top", TOPS, ids=["top-default", "top-3"])
 @pytest.mark.parametrize("path", FILES, ids=[corpus_id(p) for p in FILES])
-def test_streamed_equals_in_memory(path: Path) -> None:
-    whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
-    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
+def test_streamed_equals_in_memory(path: Path, top: list[str]) -> None:
+    whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream", *top])
+    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream", *top])
     assert whole.exit_code == streamed.exit_code == 0, streamed.output
     _assert_same_document(whole.stdout, streamed.stdout)
+
+
+def test_corpus_dumps_really_stream() -> None:
+    """The streamer itself (no fallback to the whole-file path) wrote the bytes above for
+    nearly every corpus dump: equality there is not the in-memory path compared with itself."""
+    from hlo_layout.report.stream_json import StreamFallback, stream_inspect_json
+
+    fell_back = []
+    for path in FILES:
+        try:
+            stream_inspect_json(path, io.StringIO(), top=3)
+        except StreamFallback:
+            fell_back.append(path.name)
+    assert len(fell_back) <= len(FILES) // 10, fell_back
 
 
 def test_stream_falls_back_on_bad_input(tmp_path: Path) -> None:
@@ -180,3 +190,54 @@ def test_inline_computations_stream_without_falling_back(tmp_path: Path) -> None
     streamed = [c for c in stream_items(path) if isinstance(c, Computation)]
     assert [c.name for c in streamed] == [c.name for c in parse_file(path).computations]
     assert [c.name for c in streamed] == ["_", "a", "_.1", "main"]
+
+
+def _cpu_dump_with_assignment() -> tuple[Path, Path]:
+    from tests.conftest import CORPUS
+
+    folder = CORPUS / "jax-cpu"
+    dump = folder / "module_0018.jit_step.cpu_after_optimizations.txt"
+    return dump, folder / "module_0018.jit_step.cpu_after_optimizations-buffer-assignment.txt"
+
+
+@pytest.mark.parametrize("explicit", [False, True], ids=["beside", "--buffers"])
+@pytest.mark.parametrize("modules", [1, 2])
+def test_buffer_assignment_streams_as_in_memory(
+    tmp_path: Path, explicit: bool, modules: int
+) -> None:
+    """A buffer assignment beside a one-module dump goes with it; beside a two-module dump with
+    neither; `--buffers` with every module (it reaches `peak` and `buffer_assignment`)."""
+    dump, assignment = _cpu_dump_with_assignment()
+    text = dump.read_text(encoding="utf-8")
+    path = tmp_path / dump.name
+    path.write_text(text + ("\n" + text.replace("HloModule ", "HloModule b_", 1)) * (modules - 1))
+    if not explicit:
+        (tmp_path / assignment.name).write_bytes(assignment.read_bytes())
+    extra = ["--buffers", str(assignment)] if explicit else []
+    whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream", *extra])
+    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream", *extra])
+    assert whole.exit_code == streamed.exit_code == 0, streamed.output
+    _assert_same_document(whole.stdout, streamed.stdout)
+    with_assignment = ["buffer_assignment" in m for m in json.loads(streamed.stdout)["modules"]]
+    assert with_assignment == [explicit or modules == 1] * modules
+
+
+def test_the_tpu_generation_beside_the_dump_streams_alike(tmp_path: Path) -> None:
+    """Both paths read the TPU generation from the target_arguments.txt beside the dump (a v6e
+    dump read as v4/v5e would get other tuple-table sizes, so another peak)."""
+    import shutil
+
+    src = (
+        Path(__file__).resolve().parents[1] / "data" / "memory" / "tpu-gen" / "v6e" / "transformer"
+    )
+    for name in ("transformer.after_optimizations.txt", "transformer.target_arguments.txt"):
+        shutil.copy(src / name, tmp_path / name)
+    dump = tmp_path / "transformer.after_optimizations.txt"
+    whole = runner.invoke(app, ["inspect", str(dump), "-f", "json", "--no-stream"])
+    streamed = runner.invoke(app, ["inspect", str(dump), "-f", "json", "--stream"])
+    assert whole.exit_code == streamed.exit_code == 0, streamed.output
+    assert streamed.stdout == whole.stdout
+    (target := tmp_path / "transformer.target_arguments.txt").unlink()
+    assumed = runner.invoke(app, ["inspect", str(dump), "-f", "json", "--no-stream"])
+    peak = [json.loads(d)["modules"][0]["peak"] for d in (whole.stdout, assumed.stdout)]
+    assert peak[0] != peak[1] and not target.exists()

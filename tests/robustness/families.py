@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Runs one command in-process (no interpreter start-up in the time) and prints
 #: {"code", "seconds", "hwm_mb", "stderr"}; an address-space rlimit backs the memory bound.
+#: "seconds" is the child's CPU time: the work an input costs, whatever else the machine runs.
 _CHILD = textwrap.dedent(
     """
     import json, resource, sys, time
@@ -29,9 +30,9 @@ _CHILD = textwrap.dedent(
     from hlo_layout.cli import app
     args, says = json.loads(sys.argv[1])
     stdin = open(sys.argv[2]).read() if len(sys.argv) > 2 else ""
-    start = time.perf_counter()
+    start = time.process_time()
     result = CliRunner().invoke(app, args, input=stdin)
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     hwm = 0
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM"):

@@ -25,6 +25,7 @@ from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.module_memory import MemoryReport, memory_report
 from hlo_layout.report.html.grids import pattern_picture
 from hlo_layout.report.model import SCHEMA_VERSION, memory_json, module_summary
+from hlo_layout.syntax.opcodes import FUSION
 from hlo_layout.syntax.tree import Module
 
 #: Version of the embedded data's own keys (`schema_version` of the documents inside is theirs).
@@ -142,7 +143,7 @@ def summarize_inspect_module(obj: dict[str, Any], *, top: int = DEFAULT_TOP) -> 
         for i in c["instructions"]:
             instructions += 1
             opcodes[i["opcode"]] += 1
-            if i["opcode"] == "fusion" and "kind" in i.get("attributes", {}):
+            if i["opcode"] == FUSION and "kind" in i.get("attributes", {}):
                 fusions[i["attributes"]["kind"]] += 1
     out["computations_total"] = len(computations)
     out["computations_by_kind"] = dict(sorted(kinds.items()))
@@ -204,11 +205,13 @@ def bound_memory(document: dict[str, Any], *, top: int = DEFAULT_TOP) -> dict[st
 
 def memory_document(
     modules: Iterable[tuple[str, Module, BufferAssignment | None]],
+    peaks: Sequence[Any] | None = None,
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """`memory --format json` for (file, module, buffer assignment) triples through
     `hlo_layout.memory.analyze_memory` (given `file=` so it can tell the backend from the dump's
     name), with notes for modules it could not analyze; (None, [why]) when that package is not
-    installed."""
+    installed. `peaks[n]`, when given and not None, is module n's analysis already made (the
+    inspect report's), so it is not made twice."""
     try:
         from hlo_layout.memory import analyze_memory  # type: ignore[import-not-found,unused-ignore]
     except ModuleNotFoundError as e:
@@ -216,9 +219,12 @@ def memory_document(
             raise
         return None, [MEMORY_UNAVAILABLE]
     out, notes = [], []
-    for file, module, assignment in modules:
+    for n, (file, module, assignment) in enumerate(modules):
+        made = peaks[n] if peaks is not None else None
         try:
-            d = analyze_memory(module, buffer_assignment=assignment, file=file).to_dict()
+            if made is None:
+                made = analyze_memory(module, buffer_assignment=assignment, file=file)
+            d = made.to_dict()
         except ValueError as e:  # e.g. a module with no computation: nothing to analyze
             notes.append(f"{module.name or file}: no peak-memory analysis ({e})")
             continue
@@ -236,12 +242,13 @@ def build_report(
 ) -> dict[str, Any]:
     """`report_data` for parsed (file, module, buffer assignment) triples: the inspect overview
     of each module and, when `hlo_layout.memory` is installed, its peak-memory analysis."""
-    overviews = []
+    overviews, peaks = [], []
     for file, module, assignment in modules:
-        report = memory_report(module, assignment=assignment, top=top, progress=progress)
+        report = memory_report(module, assignment=assignment, top=top, progress=progress, file=file)
         overviews.append(module_overview(module, file, report, top=top))
+        peaks.append(report.peak)
     inspect = {"schema_version": SCHEMA_VERSION, "summary": True, "modules": overviews}
-    memory, notes = memory_document(modules)
+    memory, notes = memory_document(modules, peaks)
     return report_data(inspect, memory, notes=notes, top=top)
 
 

@@ -1,0 +1,251 @@
+"""The slim copy of a computation that the memory report and XLA's peak analysis read.
+
+Streaming (`report/stream_json.py`) drops each computation's tree once its JSON is written, yet
+`largest_buffers`, `padding_groups` and `peak` need the whole module: which computations hold
+buffers is known only once every caller has been read, and the peak needs the whole schedule.
+So the streamer keeps a skeleton of each computation: the same `Instruction` and `Computation`
+classes (so `memory_report` and `hlo_layout.memory.analyze_memory` run on it unchanged) holding
+only what those read, and runs the very same code on it at the end of the module.
+
+Kept per instruction: name, opcode, shape (shared with every other instruction of that shape
+text), operands (the parsed tuple itself), is_root, parameter_number, shape_inferred, and of the
+attributes only SKELETON_ATTRIBUTES, without spans. Dropped: spans (they pin the chunk's source
+text), every other attribute (`metadata`, `backend_config`, `sharding`, ...: the peak JSON
+shows no `op_name`), literals' text, and the computation's signature and attributes.
+
+Not kept, so the caller passes it: the backend the module was compiled for, which
+`memory.detect_backend` reads off attribute text (GPU custom calls and backend configs); the
+streamer detects it per computation while the full tree is still there (`BackendVote`).
+"""
+
+from __future__ import annotations
+
+import marshal
+from pathlib import Path
+from typing import IO, Any
+
+from hlo_layout.memory.backend import CPU, TPU, Backend, backend_in_text, resolve_backend
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
+from hlo_layout.syntax.shape import Shape
+from hlo_layout.syntax.tree import Attribute, Computation, Instruction, Module, Operand
+
+#: The attributes the memory package reads: the called computations (dataflow, live ranges,
+#: computation kinds), `output_to_operand_aliasing` (alias.py, in-place outputs), `index`
+#: (get-tuple-element in dataflow.py), `kind` (fusion kind, assigner.py). A new reader of
+#: another attribute must add its key here; tests/layout/test_skeleton.py compares the analysis
+#: of the skeleton with that of the full tree on every corpus dump.
+SKELETON_ATTRIBUTES = frozenset(
+    (
+        *CALLED_COMPUTATION_KEYS,
+        "output_to_operand_aliasing",
+        "index",
+        "kind",
+        "custom_call_target",  # cuBLASLt's workspace never shares (assigner.can_share)
+    )
+)
+#: Opcodes whose `backend_config` the analysis reads too (an NVSHMEM all-reduce-start is not in
+#: place: memory/alias.output_operand_pairs); every other backend_config is dropped.
+CONFIG_READ_BY = frozenset({"all-reduce-start"})
+
+
+def _kept(opcode: str, key: str) -> bool:
+    return key in SKELETON_ATTRIBUTES or (key == "backend_config" and opcode in CONFIG_READ_BY)
+
+
+def skeleton_instruction(instruction: Instruction) -> Instruction:
+    """`instruction` with only what the memory analysis reads (see the module docstring)."""
+    attributes = instruction.attributes
+    kept: tuple[Attribute, ...] = ()
+    if attributes:
+        op = instruction.opcode
+        kept = tuple(Attribute(a.key, a.raw) for a in attributes if _kept(op, a.key))
+    return Instruction(
+        instruction.name,
+        instruction.opcode,
+        instruction.shape,
+        instruction.operands,
+        kept,
+        instruction.is_root,
+        None,
+        instruction.parameter_number,
+        None,
+        instruction.shape_inferred,
+    )
+
+
+def skeleton_computation(computation: Computation) -> Computation:
+    """`computation` with skeleton instructions, no signature, attributes or span."""
+    return Computation(
+        computation.name,
+        tuple(skeleton_instruction(i) for i in computation.instructions),
+        is_entry=computation.is_entry,
+        synthetic=computation.synthetic,
+    )
+
+
+def skeleton_module(
+    name: str | None, computations: tuple[Computation, ...], attributes: tuple[Attribute, ...]
+) -> Module:
+    """A module of skeleton computations; the module's attributes are kept (a handful: the
+    analysis reads `is_scheduled` and `input_output_alias`), without spans."""
+    return Module(name, computations, tuple(Attribute(a.key, a.raw) for a in attributes))
+
+
+class SkeletonSpool:
+    """Skeleton computations on a binary file (`marshal`ed plain tuples, shapes as numbers into
+    a table of the distinct shape objects), so a streamed dump holds none of them while it is
+    read; `module()` loads back only those reachable from the entry through any call (the
+    only ones `memory_report` and the analysis visit: `memory.dataflow.computation_kinds`),
+    in file order, equal to `skeleton_computation` of each (tests/layout/test_skeleton.py).
+
+    So memory is the reachable skeleton at the module's end (about 200 bytes an instruction),
+    not the dump: unused computations, however many, cost their name and callees only.
+    Deviation: `MemoryReport.allocations.unknown_instructions` (not in the JSON) counts the
+    instructions of unreached computations as unknown.
+    """
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self._file = file
+        self._shapes: list[Shape] = []
+        self._shape_ids: dict[int, int] = {}  # id(shape) -> its number; the list keeps it alive
+        #: (name, start, length, callees) of each computation of the current module
+        self._items: list[tuple[str, int, int, tuple[str, ...]]] = []
+
+    def _shape_id(self, shape: Shape) -> int:
+        n = self._shape_ids.get(id(shape))
+        if n is None:
+            n = self._shape_ids[id(shape)] = len(self._shapes)
+            self._shapes.append(shape)
+        return n
+
+    def add(self, computation: Computation, callees: tuple[str, ...]) -> None:
+        """Write `computation`'s skeleton; `callees` names every computation it calls."""
+        ids = self._shape_ids
+        shape_id = self._shape_id
+        kept_keys = SKELETON_ATTRIBUTES
+        rows = []
+        for i in computation.instructions:
+            name, opcode, shape, operands, attributes, is_root, _, number, _, inferred = i
+            n = ids.get(id(shape))
+            rows.append(
+                (
+                    name,
+                    opcode,
+                    n if n is not None else shape_id(shape),
+                    [
+                        (o[0], o[1], -1 if o[2] is None else shape_id(o[2]))
+                        if o[2] is not None or o[1] is not None
+                        else o[0]
+                        for o in operands
+                    ]
+                    if operands
+                    else (),
+                    [
+                        (a.key, a.raw)
+                        for a in attributes
+                        if a.key in kept_keys or (opcode in CONFIG_READ_BY and _kept(opcode, a.key))
+                    ]
+                    if attributes
+                    else (),
+                    is_root,
+                    number,
+                    inferred,
+                )
+            )
+        data = marshal.dumps((computation.name, computation.is_entry, computation.synthetic, rows))
+        f = self._file
+        f.seek(0, 2)
+        start = f.tell()
+        f.write(data)
+        self._items.append((computation.name, start, len(data), callees))
+
+    def _load(self, start: int, length: int) -> Computation:
+        f = self._file
+        f.seek(start)
+        name, is_entry, synthetic, rows = marshal.loads(f.read(length))
+        shapes = self._shapes
+        new = tuple.__new__  # NamedTuples built as the scanner builds them (five times faster)
+        operand_cache: dict[str, Operand] = {}
+
+        def operand(o: str | list[Any]) -> Operand:
+            if isinstance(o, str):  # a plain `%x`: one Operand per name, as the scanner shares it
+                hit = operand_cache.get(o)
+                if hit is None:
+                    hit = operand_cache[o] = new(Operand, (o, None, None))
+                return hit
+            ref, index, s = o
+            return new(Operand, (ref, index, shapes[s] if s >= 0 else None))
+
+        instructions = tuple(
+            new(
+                Instruction,
+                (
+                    n,
+                    opcode,
+                    shapes[shape],
+                    tuple([operand(o) for o in operands]),
+                    tuple([Attribute(key, raw) for key, raw in kept]),
+                    is_root,
+                    None,
+                    parameter_number,
+                    None,
+                    inferred,
+                ),
+            )
+            for n, opcode, shape, operands, kept, is_root, parameter_number, inferred in rows
+        )
+        return Computation(name, instructions, is_entry=is_entry, synthetic=synthetic)
+
+    def module(
+        self, name: str | None, attributes: tuple[Attribute, ...], entry: str | None
+    ) -> Module:
+        """The skeleton module of the computations added since the last call: those reachable
+        from `entry` (none without one), in the order they were added."""
+        calls = {c: callees for c, _, _, callees in self._items}
+        reached: set[str] = set()
+        stack = [entry] if entry is not None else []
+        while stack:
+            c = stack.pop()
+            if c in reached or c not in calls:
+                continue
+            reached.add(c)
+            stack.extend(calls[c])
+        computations = tuple(
+            self._load(start, length) for c, start, length, _ in self._items if c in reached
+        )
+        self._items = []
+        return skeleton_module(name, computations, attributes)
+
+
+_RANK = {"cpu": 0, "gpu": 1, "tpu": 2}
+
+
+class BackendVote:
+    """`memory.detect_backend` over a module read one computation at a time: what the text
+    says (`backend_in_text`, whose rules are each "any instruction of any computation", so the
+    strongest answer over the computations is the whole module's), then the file's name and
+    what lies beside it (`resolve_backend`, the one rule both paths use)."""
+
+    def __init__(self) -> None:
+        self.found: tuple[Backend, str] = (CPU, "default (no GPU or TPU marks)")
+
+    def add(self, computation: Computation) -> None:
+        if self.found[0] is TPU:
+            return
+        found = backend_in_text(Module(None, (computation,)))
+        if _RANK[found[0].name] > _RANK[self.found[0].name]:
+            self.found = found
+
+    def backend(self, path: str | Path | None) -> Backend:
+        return resolve_backend(lambda: self.found, path)[0]
+
+
+__all__ = [
+    "CONFIG_READ_BY",
+    "SKELETON_ATTRIBUTES",
+    "BackendVote",
+    "SkeletonSpool",
+    "skeleton_computation",
+    "skeleton_instruction",
+    "skeleton_module",
+]

@@ -1,12 +1,23 @@
-"""Package list only (everything else is in pyproject.toml).
+"""Package list and the optional compiled accelerators (everything else is in pyproject.toml).
 
 `grammars/hlo.lark` sits at the top of the repository and is shipped as `hlo_layout.grammars`,
 a mapping pyproject's automatic package discovery cannot express.
+
+Each extension in `accel/` speeds up one hot loop whose pure-Python twin stays in the package
+(`hlo_layout/accel.py`). They are `optional`: without a C compiler or Python's headers,
+`pip install .` warns and installs the pure-Python package, which passes the same tests.
 """
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
+
+#: (module name, C sources). Add one line per accelerator.
+ACCELERATORS: list[tuple[str, list[str]]] = []
 
 setup(
     packages=[*find_packages(include=["hlo_layout", "hlo_layout.*"]), "hlo_layout.grammars"],
     package_dir={"hlo_layout.grammars": "grammars"},
+    ext_modules=[
+        Extension(name, sources, optional=True, extra_compile_args=["-O2"])
+        for name, sources in ACCELERATORS
+    ],
 )

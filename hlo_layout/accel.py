@@ -1,0 +1,39 @@
+"""Optional compiled accelerators, each with a pure-Python twin that passes the same tests.
+
+A C extension (`accel/*.c`, built by `pip install .` when a compiler is there, skipped when not:
+`setup.py` marks every extension optional) replaces one hot loop; the Python code it replaces
+stays the reference and the fallback. Each extension is a top-level module (`_hlo_layout_*`), so
+that it is found from the installed package and from a checkout alike (`python setup.py
+build_ext --inplace` puts it at the repository root). It exports `ABI`, the interface version
+its Python caller expects; a stale build (another ABI) is ignored, never called.
+
+`HLO_LAYOUT_PURE_PYTHON=1` turns every accelerator off (tests compare both paths).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+#: Set (to anything but "" or "0") to run the pure-Python code everywhere.
+PURE_PYTHON_ENV = "HLO_LAYOUT_PURE_PYTHON"
+
+
+def pure_python() -> bool:
+    """Whether the environment asks for the pure-Python code."""
+    return os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0")
+
+
+def load(name: str, abi: int) -> ModuleType | None:
+    """The compiled module `name` if it is built, current (`ABI == abi`) and not turned off."""
+    if pure_python():
+        return None
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        return None
+    return module if getattr(module, "ABI", None) == abi else None
+
+
+__all__ = ["PURE_PYTHON_ENV", "load", "pure_python"]

@@ -78,6 +78,15 @@ def _as_variable(bound: BoundLike) -> Variable:
     raise IndexingError(f"expected an Interval, a (lo, hi) pair or a Variable, got {bound!r}")
 
 
+def _space_vars(m: IndexingMap | _Builder, space: VarSpace) -> Sequence[Variable]:
+    """The variables of one space (`d`, `s` or `rt`) of a map or of a map being built."""
+    if space is VarSpace.DIM:
+        return m.dims
+    if space is VarSpace.RANGE:
+        return m.range_vars
+    return m.rt_vars
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class IndexingMap:
     """An XLA indexing map. Build with `from_exprs`, `identity`, `parse_indexing_map` or `compose`.
@@ -216,11 +225,7 @@ class IndexingMap:
         return len(self.results)
 
     def variables(self, space: VarSpace) -> tuple[Variable, ...]:
-        if space is VarSpace.DIM:
-            return self.dims
-        if space is VarSpace.RANGE:
-            return self.range_vars
-        return self.rt_vars
+        return tuple(_space_vars(self, space))
 
     def var_bound(self, v: AffineExpr) -> Interval:
         """The interval of a variable expression (`d_i`, `s_j` or `rt_k`)."""
@@ -339,11 +344,9 @@ class _Builder:
         return m
 
     def _vars(self, space: VarSpace) -> list[Variable]:
-        if space is VarSpace.DIM:
-            return self.dims
-        if space is VarSpace.RANGE:
-            return self.range_vars
-        return self.rt_vars
+        variables = _space_vars(self, space)
+        assert isinstance(variables, list)  # a builder's own, changed in place by its callers
+        return variables
 
     def var_bound(self, v: AffineExpr) -> Interval:
         return self._vars(v.space)[v.value].bounds

@@ -16,6 +16,7 @@ from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis, output_operand_pairs
 from hlo_layout.memory.backend import Backend
 from hlo_layout.memory.dataflow import ELEMENTWISE, DataflowAnalysis, HloValue, Index, subshape
+from hlo_layout.memory.gpu_alias import gpu_may_alias
 from hlo_layout.memory.heap_simulator import (
     Events,
     HeapResult,
@@ -319,17 +320,25 @@ class BufferAssigner:
     ) -> bool:
         """HloDataflowAnalysis::CanShareOperandBufferWithUser, in its order. Backend hints
         (AliasInfo::MayAlias): on TPU no sort shares, nor an output fusion merely elementwise
-        on the operand (Backend.sort_shares_operand, fusion_elementwise_shares); GPU's NVPTX
-        hints are not modelled. Deviation: a call never shares (XLA allows it when the callee's
+        on the operand (Backend.sort_shares_operand, fusion_elementwise_shares); on GPU,
+        NVPTXAliasInfo::MayAlias (`memory/gpu_alias.py`) decides fusions, in-place collectives
+        and custom calls. Deviation: a call never shares (XLA allows it when the callee's
         root is elementwise on the operand and that is its only other use)."""
         op = user.opcode
         if op == "custom-call" and user_index == (1,) and _is_cublas_lt(user):
             return False  # cuBLASLt's workspace
         if operand.opcode == "constant":
             return False
-        numbers = [k for k, o in enumerate(user.operands) if o.name == operand.name]
+        # `x#1` (NOTE: [tuple-element operands]) reads element 1 of x only: XLA's operand is
+        # then the synthesized get-tuple-element, of that element's shape.
+        numbers = [
+            k
+            for k, o in enumerate(user.operands)
+            if o.name == operand.name and (o.index is None or operand_index[:1] == (o.index,))
+        ]
         if not numbers:
             return False
+        element = user.operands[numbers[0]].index is not None
         a = subshape(operand.shape, operand_index)
         b = subshape(user.shape, user_index)
         shapes_equal = a is not None and b is not None and a == b
@@ -341,6 +350,14 @@ class BufferAssigner:
                     return True
         if op == "sort" and not self.backend.sort_shares_operand:
             return False
+        if self.backend.gpu_alias_hints:
+            body = self._fused_body(user) if op == "fusion" else None
+            read = subshape(operand.shape, operand_index[:1]) if element else operand.shape
+            hint = gpu_may_alias(
+                numbers, read, user, user_index, body, self._users(body) if body else {}
+            )
+            if hint is not None:
+                return hint
         if not shapes_equal:
             return False
         if op == "fusion":

@@ -42,6 +42,9 @@ class Backend:
     #: libtpu's buffer-sharing hook says no: with it, the v4 and v6e transformers' peaks exceed
     #: jax's by 4 % (kOutput fusions rooted in a convert of an add).
     fusion_elementwise_shares: bool = True
+    #: Whether the GPU backend's buffer-sharing hints decide (NVPTXAliasInfo::MayAlias: every
+    #: fusion, collectives in place, cuBLASLt's bias; `memory/gpu_alias.py`).
+    gpu_alias_hints: bool = False
     #: Memory spaces placed by the compiler's own memory-space assignment, not the heap
     #: simulator: TPU's VMEM, `S(1)` (`S(3)` in the corpus' v4 dumps). Their figures are
     #: estimates (labelled so), and their peak is counted as msa_trace_peak does.
@@ -56,7 +59,7 @@ class Backend:
 
 
 CPU = Backend("cpu", 64)
-GPU = Backend("gpu", 256)
+GPU = Backend("gpu", 256, gpu_alias_hints=True)
 #: TPU v4 and v5e (libtpu 0.0.52; the corpus' TPU dumps and tests/data/memory/tpu-sort): tuple
 #: tables of 8 B per element rounded up to 512 B, and a sort's output never takes its operand's
 #: buffer.

@@ -6,6 +6,8 @@ domain can be enumerated with numpy and compared point by point.
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import strategies as st
 
 from hlo_layout.indexing import AffineExpr, ExprKind, IndexingMap, Interval, Variable, expr_range
@@ -15,6 +17,7 @@ _POSITIVE_DIVISORS = st.sampled_from([1, 2, 3, 4, 6, 8, 16])
 _ANY_DIVISORS = st.sampled_from([-7, -3, -2, -1, 1, 2, 3, 4, 6, 8, 16])
 
 
+@functools.cache  # one strategy object per signature: Hypothesis validates each once
 def exprs(
     num_dims: int,
     num_syms: int = 0,
@@ -58,6 +61,7 @@ def exprs(
     return st.recursive(st.one_of(leaves), extend, max_leaves=max_leaves)
 
 
+@functools.cache
 def intervals(max_size: int = 5, lo_min: int = -4, lo_max: int = 4) -> st.SearchStrategy[Interval]:
     """Small non-empty intervals, sometimes with negative bounds."""
     return st.tuples(st.integers(lo_min, lo_max), st.integers(1, max_size)).map(

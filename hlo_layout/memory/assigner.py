@@ -15,7 +15,7 @@ import numpy as np
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis, output_operand_pairs
 from hlo_layout.memory.backend import Backend
-from hlo_layout.memory.dataflow import ELEMENTWISE, DataflowAnalysis, HloValue, Index, subshape
+from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue, Index, subshape
 from hlo_layout.memory.gpu_alias import gpu_may_alias
 from hlo_layout.memory.heap_simulator import (
     Events,
@@ -26,6 +26,7 @@ from hlo_layout.memory.heap_simulator import (
     run_heap_simulation,
 )
 from hlo_layout.memory.live_range import LiveRange
+from hlo_layout.syntax.opcodes import ELEMENTWISE, elementwise_on_operand
 from hlo_layout.syntax.shape import ArrayShape, OpaqueShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction
 
@@ -451,7 +452,7 @@ class BufferAssigner:
                 if user.name in seen:
                     continue
                 if user.opcode not in ELEMENTWISE and not any(
-                    o.name == cur.name and _elementwise_on(user, j)
+                    o.name == cur.name and elementwise_on_operand(user.opcode, j)
                     for j, o in enumerate(user.operands)
                 ):
                     return False
@@ -666,16 +667,6 @@ def _is_cublas_lt(i: Instruction) -> bool:
     )
 
 
-def _elementwise_on(user: Instruction, k: int) -> bool:
-    """HloInstruction::IsElementwiseOnOperand for an instruction inside a fusion."""
-    op = user.opcode
-    if op == "dynamic-update-slice":
-        return k == 0
-    if op == "bitcast-convert":
-        return False
-    return op in ELEMENTWISE
-
-
 def _transitive_uses_elementwise(start: Instruction, users: dict[str, list[Instruction]]) -> bool:
     """AreTransitiveUsesElementwiseOrTuple: every transitive user reads elementwise (or tuples)."""
     seen: set[str] = set()
@@ -685,7 +676,11 @@ def _transitive_uses_elementwise(start: Instruction, users: dict[str, list[Instr
         seen.add(cur.name)
         for user in users.get(cur.name, ()):
             for k, o in enumerate(user.operands):
-                if o.name == cur.name and not _elementwise_on(user, k) and user.opcode != "tuple":
+                if (
+                    o.name == cur.name
+                    and not elementwise_on_operand(user.opcode, k)
+                    and user.opcode != "tuple"
+                ):
                     return False
             if user.name not in seen:
                 stack.append(user)

@@ -38,62 +38,6 @@ FORWARDING = frozenset(
         "send-done",
     }
 )
-#: Callers whose callees run sequentially with buffers in the module's heap (kSequential).
-#: Elementwise opcodes (HloInstruction::IsElementwiseImpl).
-ELEMENTWISE = frozenset(
-    [
-        "abs",
-        "round-nearest-afz",
-        "round-nearest-even",
-        "ceil",
-        "clz",
-        "convert",
-        "bitcast-convert",
-        "copy",
-        "cosine",
-        "erf",
-        "exponential",
-        "exponential-minus-one",
-        "floor",
-        "imag",
-        "is-finite",
-        "log",
-        "log-plus-one",
-        "not",
-        "negate",
-        "popcnt",
-        "real",
-        "reduce-precision",
-        "rsqrt",
-        "logistic",
-        "sign",
-        "sine",
-        "sqrt",
-        "cbrt",
-        "tan",
-        "tanh",
-        "add",
-        "atan2",
-        "compare",
-        "complex",
-        "divide",
-        "maximum",
-        "minimum",
-        "multiply",
-        "power",
-        "remainder",
-        "subtract",
-        "and",
-        "or",
-        "xor",
-        "shift-left",
-        "shift-right-arithmetic",
-        "shift-right-logical",
-        "select",
-        "clamp",
-        "map",
-    ]
-)
 
 
 _SUBSHAPES: dict[int, tuple[Shape, list[tuple[Index, Shape]]]] = {}

@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from hlo_layout.layout.size import element_storage_bits
-from hlo_layout.memory.dataflow import ELEMENTWISE, Index, subshape
+from hlo_layout.memory.dataflow import Index, subshape
+from hlo_layout.syntax.opcodes import ELEMENTWISE, elementwise_on_operand
 from hlo_layout.syntax.shape import ArrayShape, Layout, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction
 
@@ -132,7 +133,7 @@ def fusion_can_share_hint(
                 if not _same_slice(hlo, non_bitcast_root):
                     return False
             elif (
-                (not _elementwise_on(hlo, at) or hlo.opcode == "copy")
+                (not elementwise_on_operand(hlo.opcode, at) or hlo.opcode == "copy")
                 and hlo.opcode not in ("bitcast", "tuple")
                 and hlo is not reduction_hero
             ) and not (
@@ -180,15 +181,6 @@ def _gemm_beta(i: Instruction) -> float:
         return float(raw[j:end])
     except ValueError:
         return 0.0
-
-
-def _elementwise_on(user: Instruction, k: int) -> bool:
-    """HloInstruction::IsElementwiseOnOperand inside a fused body."""
-    if user.opcode == "dynamic-update-slice":
-        return k == 0
-    if user.opcode == "bitcast-convert":
-        return False
-    return user.opcode in ELEMENTWISE
 
 
 def _same_slice_candidate(hlo: Instruction, dus: Instruction, body: Computation) -> bool:

@@ -151,6 +151,16 @@ def is_elementwise(opcode: str) -> bool:
     return opcode in ELEMENTWISE
 
 
+def elementwise_on_operand(opcode: str, k: int) -> bool:
+    """HloInstruction::IsElementwiseOnOperand for a non-fusion instruction: a
+    dynamic-update-slice is elementwise on the buffer it updates (operand 0) only. Deviation: a
+    bitcast-convert counts as not elementwise (XLA: only when it keeps the element width), as
+    the buffer-sharing rules we mirror need."""
+    if opcode == "dynamic-update-slice":
+        return k == 0
+    return opcode in ELEMENTWISE and opcode != "bitcast-convert"
+
+
 def is_forwarding(opcode: str) -> bool:
     return opcode in FORWARDING
 
@@ -175,6 +185,7 @@ __all__ = [
     "PARAMETER",
     "SEQUENTIAL_CALLERS",
     "TUPLE",
+    "elementwise_on_operand",
     "is_control_flow",
     "is_elementwise",
     "is_forwarding",

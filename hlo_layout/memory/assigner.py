@@ -402,12 +402,10 @@ class BufferAssigner:
         """The fusion rules of CanShareOperandBufferWithUser: loop and input fusions, and output
         fusions rooted in an add of a dot or convolution; None where XLA goes on to the
         general rules (other output fusions, custom fusions)."""
-        body = self._fused_body(fusion)
-        if body is None:
+        found = self._fused_param(fusion, k)
+        if found is None:
             return False
-        param = next((p for p in body.parameter_instructions if p.parameter_number == k), None)
-        if param is None:
-            return False
+        body, param = found
         kind = fusion.fusion_kind
         users = self._users(body)
         if kind in ("kLoop", "kInput"):
@@ -437,12 +435,10 @@ class BufferAssigner:
     def _fusion_elementwise_on(self, fusion: Instruction, k: int) -> bool:
         """HloFusionInstruction::IsElementwiseOnOperand: every instruction between fused
         parameter k and the root (breadth first) is elementwise on what it reads."""
-        body = self._fused_body(fusion)
-        if body is None:
+        found = self._fused_param(fusion, k)
+        if found is None:
             return False
-        param = next((p for p in body.parameter_instructions if p.parameter_number == k), None)
-        if param is None:
-            return False
+        body, param = found
         users = self._users(body)
         seen = {param.name}
         queue = [param]
@@ -459,6 +455,14 @@ class BufferAssigner:
                 seen.add(user.name)
                 queue.append(user)
         return True
+
+    def _fused_param(self, fusion: Instruction, k: int) -> tuple[Computation, Instruction] | None:
+        """The fused body and its parameter k (HloInstruction::fused_parameter)."""
+        body = self._fused_body(fusion)
+        if body is None:
+            return None
+        param = next((p for p in body.parameter_instructions if p.parameter_number == k), None)
+        return None if param is None else (body, param)
 
     def _fused_body(self, fusion: Instruction) -> Computation | None:
         names = fusion.called_computations

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from hlo_layout.syntax.tree import Instruction, Module
+from hlo_layout.syntax.values import unescape
 
 _OP_NAME = re.compile(r'op_name="((?:[^"\\]|\\.)*)"')
 _FILE = re.compile(r'source_file="((?:[^"\\]|\\.)*)"')
@@ -25,7 +26,7 @@ class SourceInfo:
             for e in section.entries:
                 raw = e.raw
                 if section.name == "FileNames":
-                    self.files[e.id] = raw.strip().strip('"')
+                    self.files[e.id] = unescape(raw.strip().strip('"'))
                 elif section.name == "FileLocations":
                     f = dict((k, int(v)) for k, v in _FIELD.findall(raw))
                     self.locations[e.id] = (f.get("file_name_id", 0), f.get("line", 0))
@@ -39,10 +40,10 @@ class SourceInfo:
             return None, None
         raw = a.raw
         m = _OP_NAME.search(raw)
-        op_name = m.group(1) if m else None
+        op_name = unescape(m.group(1)) if m else None
         f, line = _FILE.search(raw), _LINE.search(raw)
         if f and line:
-            return op_name, f"{f.group(1)}:{line.group(1)}"
+            return op_name, f"{unescape(f.group(1))}:{line.group(1)}"
         fr = _FRAME.search(raw)
         if fr:
             loc = self.locations.get(self.frames.get(int(fr.group(1)), -1))

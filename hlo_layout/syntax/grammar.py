@@ -21,10 +21,8 @@ shape XLA's shape inference gives it (hlo_layout/syntax/shape_inference.py) with
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
-import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -95,18 +93,6 @@ def lark_parser() -> Lark:
         return Lark(text, cache=True, **options)
     except OSError:  # an unwritable temp dir only costs the build time (~0.3 s)
         return Lark(text, **options)
-
-
-def _unescape(token: str) -> str:
-    body = token[1:-1]
-    if "\\" not in body:
-        return body
-    try:
-        with warnings.catch_warnings():  # `\A` is kept as written, without a warning
-            warnings.simplefilter("ignore")
-            return ast.literal_eval('"' + body.replace("\n", "\\n") + '"')
-    except (ValueError, SyntaxError):
-        return body
 
 
 class _InlineOperand:
@@ -437,7 +423,7 @@ class HloTransformer(Transformer):
         return V.Group("mesh", (self.mesh(head, items), axes))
 
     def string(self, token: Token) -> V.Str:
-        return V.Str(_unescape(str(token)))
+        return V.Str(V.unescape(str(token)[1:-1]))
 
     def brace_group(self, items: tuple) -> V.Group:
         return V.Group("{", items)

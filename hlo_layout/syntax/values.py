@@ -7,6 +7,8 @@ generic form means an attribute we have never seen is still parsed, kept and pri
 
 from __future__ import annotations
 
+import ast
+import warnings
 from dataclasses import dataclass
 
 from hlo_layout.syntax.shape import ArrayShape
@@ -63,3 +65,16 @@ class Arrow:
 
 
 Value = Word | Str | Group | Chain | Iota | Arrow | ArrayShape
+
+
+def unescape(body: str) -> str:
+    """The value of a quoted HLO string's `body`, as XLA's parser reads it (absl::CUnescape:
+    `\\'` is `'`, `\\n` a newline); an escape Python's rules do not know is kept as written."""
+    if "\\" not in body:
+        return body
+    try:
+        with warnings.catch_warnings():  # `\\A` is kept as written, without a warning
+            warnings.simplefilter("ignore")
+            return str(ast.literal_eval('"' + body.replace("\n", "\\n") + '"'))
+    except (ValueError, SyntaxError):
+        return body

@@ -120,3 +120,20 @@ def test_inspect_leads_with_the_peak_and_check_budgets_allocations() -> None:
     # check's per-space figure is what XLA allocates: static + the temp allocation.
     figures = memory_figures(parse_file(CPU))
     assert figures["space_bytes"] == {0: 45252 + 248832}
+
+
+def test_op_names_and_files_are_read_as_xla_reads_strings() -> None:
+    """`op_name="p[\\'w\\']"` in the text is the op name `p['w']` (absl::CUnescape), as XLA's
+    own live-range breakdown prints it."""
+    from hlo_layout.memory.metadata import SourceInfo
+    from hlo_layout.syntax import parse_modules
+
+    (module,) = parse_modules(
+        "HloModule m\nENTRY e {\n"
+        "  ROOT p = f32[4]{0} parameter(0), "
+        'metadata={op_name="p[\\\'w\\\']" source_file="a\\\\b.py" source_line=3}\n}\n',
+        "m.hlo",
+    )
+    root = module.entry.root
+    assert root is not None
+    assert SourceInfo(module).of(root) == ("p['w']", "a\\b.py:3")

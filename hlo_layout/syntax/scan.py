@@ -18,6 +18,7 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 
+from hlo_layout import accel
 from hlo_layout.errors import HloLayoutError, Source, Span
 from hlo_layout.limits import LimitExceeded
 from hlo_layout.syntax.fragments import check_literal, lark_items, lark_parse, parse_shape
@@ -34,6 +35,12 @@ from hlo_layout.syntax.tree import (
     Section,
     SectionEntry,
 )
+
+
+#: The interface version of `accel/scan.c` this module calls (its `ABI`).
+_ACCEL_ABI = 1
+#: The compiled twin of `_scan_lines`' common-line branch (`accel/scan.c`), or None: pure Python.
+_accel = accel.load("_hlo_layout_scan", _ACCEL_ABI)
 
 
 class ScanFallback(Exception):
@@ -664,7 +671,16 @@ def _scan_lines(
     closed_by = -1
     new = tuple.__new__
     n = len(lines)
+    run = _accel.run if _accel is not None else None
+    ctx = (source, shapes, opcodes, operand_cache, tails, _shape, _tail_kind, lazy, split)
+    ctx += (Instruction, Operand, Span)
     while index < n:
+        if instructions is not None and run is not None:
+            # The compiled loop takes the common lines whole and stops at the first line it
+            # does not, which the code below reads (and declines, or raises) as without it.
+            index, offset = run(lines, index, offset, instructions, ctx)
+            if index >= n:
+                break
         line = lines[index]
         line_offset = offset
         offset += len(line) + 1

@@ -21,7 +21,13 @@ from collections.abc import Callable, Sequence
 from hlo_layout import accel
 from hlo_layout.errors import HloLayoutError, Source, Span
 from hlo_layout.limits import LimitExceeded
-from hlo_layout.syntax.fragments import check_literal, lark_items, lark_parse, parse_shape
+from hlo_layout.syntax.fragments import (
+    check_literal,
+    lark_items,
+    lark_parse,
+    lark_syntax_error,
+    parse_shape,
+)
 from hlo_layout.syntax.grammar import finish_items
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.shape import Shape
@@ -850,6 +856,48 @@ def _stand_in(previous: object, start: int, text: str) -> tuple[int, str]:
     return span.start, text[span.start : start]
 
 
+# NOTE: [long operand lists] A declined line may hold thousands of operands (the ROOT tuple of
+# a training step), which the grammar reads at ~10 µs a token: a dump cut short in that line
+# would take longer to reject than the whole file takes to scan. Lark's lists are left-recursive
+# (`x ("," x)*` becomes `l: "," x | l "," x`), so after one or more `, %name` items of a run the
+# parser is in the same state (same stack), and a piece with all but the first item of each run
+# blanked (spaces: same offsets) is rejected by the grammar's parse phase exactly where, and as,
+# the whole piece is (blanking inside a string or comment changes no token boundary). Only that
+# rejection is taken; a piece it accepts is parsed again whole (the tree needs every operand).
+_INDEX_COMMENT = r"(?:/\*index=[0-9]+\*/[ \t]*)?"
+#: One item of a run: `, %name` or `, f32[2,3]{1,0}` (a tuple shape's element), each a complete
+#: list item whose brackets close within it, with the blanks and `/*index=N*/` around it.
+_OPERAND_UNIT = (
+    r",[ \t]*"
+    + _INDEX_COMMENT
+    + r"(?:%"
+    + _BARE_NAME
+    + r"|[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?)[ \t]*"
+    + _INDEX_COMMENT
+)
+_OPERAND_RUN = re.compile("(" + _OPERAND_UNIT + ")((?:" + _OPERAND_UNIT + ")+)(?=,)")
+#: Pieces shorter than this go to the grammar as they are.
+_ABBREVIATE_ABOVE = 20_000
+
+
+def _lark_piece(piece: str, source: Source, start: int) -> tuple[bool, tuple]:
+    """`lark_items(piece, source, start)`, with a piece the grammar rejects rejected sooner (see
+    [long operand lists])."""
+    if len(piece) > _ABBREVIATE_ABOVE:
+        blanked = [0]
+
+        def blank(m: re.Match[str]) -> str:
+            blanked[0] += len(m.group(2))
+            return m.group(1) + " " * len(m.group(2))
+
+        short = _OPERAND_RUN.sub(blank, piece)
+        if blanked[0] > _ABBREVIATE_ABOVE:
+            error = lark_syntax_error(short, source, start)
+            if error is not None:
+                raise error
+    return lark_items(piece, source, start)
+
+
 #: How often (characters of text) the scanner reports progress.
 _REPORT_EVERY = 2**20
 
@@ -915,9 +963,9 @@ def scan_modules(
             if stop < len(lines):
                 # If the piece fails, maybe it was cut wrongly: the rest of the file decides.
                 with contextlib.suppress(HloLayoutError):
-                    parsed = lark_items(prefix + text[resume:stop_offset], source, start)
+                    parsed = _lark_piece(prefix + text[resume:stop_offset], source, start)
             if parsed is None:
-                parsed = lark_items(prefix + text[resume:], source, start)
+                parsed = _lark_piece(prefix + text[resume:], source, start)
                 stop = len(lines)
             piece_needs_finish, got = parsed
             needs_finish = needs_finish or piece_needs_finish

@@ -153,9 +153,7 @@ NESTING_CHECK_MIN_CHARS = 100_000
 #: The next string or bracket run after plain text, the plain text taken whole (a lookahead
 #: and back-reference: an atomic group on Python 3.10), so a megabyte of blanks, as the scanner's
 #: fallback pieces hold, costs one tight loop rather than a search try at every character.
-_BRACKET = re.compile(
-    r'(?=([^"{}()\[\]]*))\1(?:"[^"\\]*(?:\\.[^"\\]*)*"|([{(\[]+)|([})\]]+))'
-)
+_BRACKET = re.compile(r'(?=([^"{}()\[\]]*))\1(?:"[^"\\]*(?:\\.[^"\\]*)*"|([{(\[]+)|([})\]]+))')
 _PLAIN = re.compile(r'[^"{}()\[\]]*')
 
 

@@ -42,7 +42,6 @@ from hlo_layout.syntax.tree import (
     SectionEntry,
 )
 
-
 #: The interface version of `accel/scan.c` this module calls (its `ABI`).
 _ACCEL_ABI = 1
 #: The compiled twin of `_scan_lines`' common-line branch (`accel/scan.c`), or None: pure Python.
@@ -678,8 +677,8 @@ def _scan_lines(
     new = tuple.__new__
     n = len(lines)
     run = _accel.run if _accel is not None else None
-    ctx = (source, shapes, opcodes, operand_cache, tails, _shape, _tail_kind, lazy, split)
-    ctx += (Instruction, Operand, Span)
+    ctx: tuple[object, ...] = (source, shapes, opcodes, operand_cache, tails, _shape, _tail_kind)
+    ctx += (lazy, split, Instruction, Operand, Span)
     while index < n:
         if instructions is not None and run is not None:
             # The compiled loop takes the common lines whole and stops at the first line it

@@ -13,6 +13,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 /* Interface version; hlo_layout/syntax/scan.py passes the same number to accel.load. */
 #define SCAN_ABI 1
@@ -197,7 +198,46 @@ typedef struct {
     PyObject *shape_fn, *tail_kind_fn, *lazy, *split;
     PyTypeObject *instruction, *operand;
     PyObject *span;
+    /* Slot offsets of Span (start, end, source) and LazyAttributes (_text, _offset, _split,
+     * _items): both are plain slotted classes whose __init__ only stores its arguments, so
+     * the objects are filled in place (a Python __init__ per line costs more than the line). */
+    Py_ssize_t span_slots[3], lazy_slots[4];
 } Ctx;
+
+/* The offset of the object slot `name` of `type`, or -1 with TypeError. */
+static Py_ssize_t slot_offset(PyObject *type, const char *name) {
+    PyObject *d = PyObject_GetAttrString(type, name);
+    if (d == NULL)
+        return -1;
+    Py_ssize_t off = -1;
+    if (Py_IS_TYPE(d, &PyMemberDescr_Type) &&
+        ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX)
+        off = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    if (off < (Py_ssize_t)sizeof(PyObject))
+        PyErr_Format(PyExc_TypeError, "run: %s is not an object slot", name);
+    return off < (Py_ssize_t)sizeof(PyObject) ? -1 : off;
+}
+
+/* A new instance of the slotted class `type` with `n` slots set to `values` (stolen, even on
+ * error), as its __init__ would set them. */
+static PyObject *new_slotted(PyObject *type, const Py_ssize_t *offsets, PyObject **values, int n) {
+    PyTypeObject *tp = (PyTypeObject *)type;
+    PyObject *o = NULL;
+    for (int i = 0; i < n; i++)
+        if (values[i] == NULL)
+            goto fail;
+    o = tp->tp_alloc(tp, 0);
+    if (o == NULL)
+        goto fail;
+    for (int i = 0; i < n; i++)
+        *(PyObject **)((char *)o + offsets[i]) = values[i];
+    return o;
+fail:
+    for (int i = 0; i < n; i++)
+        Py_XDECREF(values[i]);
+    return NULL;
+}
 
 /* A tuple subclass instance holding `n` new references from `items` (stolen, even on error),
  * as `tuple.__new__(cls, items)` builds it. */
@@ -385,12 +425,9 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
         if (k == -1 && PyErr_Occurred())
             goto error;
         if (k == 2) {
-            PyObject *off = PyLong_FromSsize_t(line_offset + h->tail0);
-            if (off == NULL)
-                goto error;
-            PyObject *args[3] = {tmp, off, c->split};
-            attrs = PyObject_Vectorcall(c->lazy, args, 3, NULL);
-            Py_DECREF(off);
+            PyObject *values[4] = {Py_NewRef(tmp), PyLong_FromSsize_t(line_offset + h->tail0),
+                                   Py_NewRef(c->split), Py_NewRef(Py_None)};
+            attrs = new_slotted(c->lazy, c->lazy_slots, values, 4);
             if (attrs == NULL)
                 goto error;
         } else if (k != 1) {
@@ -403,16 +440,9 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
     if (name == NULL)
         goto error;
     {
-        PyObject *start = PyLong_FromSsize_t(line_offset + h->start1);
-        PyObject *end = start ? PyLong_FromSsize_t(line_offset + len) : NULL;
-        if (end == NULL) {
-            Py_XDECREF(start);
-            goto error;
-        }
-        PyObject *args[3] = {start, end, c->source};
-        span = PyObject_Vectorcall(c->span, args, 3, NULL);
-        Py_DECREF(start);
-        Py_DECREF(end);
+        PyObject *values[3] = {PyLong_FromSsize_t(line_offset + h->start1),
+                               PyLong_FromSsize_t(line_offset + len), Py_NewRef(c->source)};
+        span = new_slotted(c->span, c->span_slots, values, 3);
         if (span == NULL)
             goto error;
     }
@@ -501,6 +531,18 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         PyErr_SetString(PyExc_TypeError, "run: ctx holds four dicts and two tuple types");
         return NULL;
     }
+    static const char *span_names[3] = {"start", "end", "source"};
+    static const char *lazy_names[4] = {"_text", "_offset", "_split", "_items"};
+    if (!PyType_Check(c.span) || !PyType_Check(c.lazy)) {
+        PyErr_SetString(PyExc_TypeError, "run: Span and LazyAttributes must be classes");
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++)
+        if ((c.span_slots[i] = slot_offset(c.span, span_names[i])) < 0)
+            return NULL;
+    for (int i = 0; i < 4; i++)
+        if ((c.lazy_slots[i] = slot_offset(c.lazy, lazy_names[i])) < 0)
+            return NULL;
     c.instruction = (PyTypeObject *)f[9];
     c.operand = (PyTypeObject *)f[10];
     if (index < 0)
@@ -534,8 +576,99 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     return Py_BuildValue("(nn)", index, offset);
 }
 
+/* The end of the string token `"[^"\\\n]*(?:\\.[^"\\\n]*)*"` at p, or -1 (no token: the
+ * tokenizer then passes over the quote, as `_TAIL_TOKEN.finditer` does). */
+static Py_ssize_t string_end(const Text *t, Py_ssize_t p) {
+    for (Py_ssize_t q = p + 1;; q++) {
+        Py_UCS4 c = at(t, q);
+        if (c == END || c == '\n')
+            return -1;
+        if (c == '"')
+            return q + 1;
+        if (c == '\\') {
+            c = at(t, q + 1);
+            if (c == END || c == '\n')
+                return -1;
+            q++;
+        }
+    }
+}
+
+PyDoc_STRVAR(split_top_doc,
+             "split_top(text) -> list[tuple[int, int]] | None\n\n"
+             "scan.py's _split_top: (start, end) of each comma-separated piece at bracket depth\n"
+             "0, strings respected; None where it raises ScanFallback (unbalanced brackets).");
+
+static PyObject *split_top(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "split_top(text: str)");
+        return NULL;
+    }
+    Text t = {PyUnicode_KIND(arg), PyUnicode_DATA(arg), PyUnicode_GET_LENGTH(arg)};
+    /* The open brackets, as a string grown on demand (bounded by the text's length). */
+    Py_ssize_t cap = 64, depth = 0;
+    char *stack = PyMem_Malloc(cap);
+    PyObject *out = PyList_New(0);
+    if (stack == NULL || out == NULL)
+        goto error;
+    Py_ssize_t start = 0;
+    for (Py_ssize_t p = 0; p < t.len;) {
+        Py_UCS4 c = at(&t, p);
+        if (c == '"') {
+            Py_ssize_t e = string_end(&t, p);
+            p = e < 0 ? p + 1 : e;
+            continue;
+        }
+        if (c == '{' || c == '(' || c == '[') {
+            if (depth == cap) {
+                char *grown = PyMem_Realloc(stack, cap * 2);
+                if (grown == NULL)
+                    goto error;
+                stack = grown;
+                cap *= 2;
+            }
+            stack[depth++] = (char)c;
+        } else if (c == '}' || c == ')' || c == ']') {
+            char open = c == '}' ? '{' : c == ')' ? '(' : '[';
+            if (depth == 0 || stack[--depth] != open)
+                goto fallback;
+        } else if (c == ',' && depth == 0) {
+            PyObject *piece = Py_BuildValue("(nn)", start, p);
+            if (piece == NULL || PyList_Append(out, piece) < 0) {
+                Py_XDECREF(piece);
+                goto error;
+            }
+            Py_DECREF(piece);
+            start = p + 1;
+        }
+        p++;
+    }
+    if (depth)
+        goto fallback;
+    PyObject *piece = Py_BuildValue("(nn)", start, t.len);
+    if (piece == NULL || PyList_Append(out, piece) < 0) {
+        Py_XDECREF(piece);
+        goto error;
+    }
+    Py_DECREF(piece);
+    PyMem_Free(stack);
+    return out;
+fallback:
+    PyMem_Free(stack);
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+error:
+    PyMem_Free(stack);
+    Py_XDECREF(out);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, run_doc},
+    {"split_top", split_top, METH_O, split_top_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -545,6 +678,10 @@ static struct PyModuleDef module = {
     "The scanner's per-line loop in C (hlo_layout/syntax/scan.py is the reference).",
     -1,
     methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__hlo_layout_scan(void) {

@@ -88,6 +88,11 @@ def _shape(text: str) -> Shape:
 
 def _split_top(text: str) -> list[tuple[int, int]]:
     """(start, end) of each comma-separated piece at bracket depth 0, strings respected."""
+    if _accel is not None:
+        found: list[tuple[int, int]] | None = _accel.split_top(text)
+        if found is None:
+            raise ScanFallback
+        return found
     pieces = []
     depth = 0
     start = 0

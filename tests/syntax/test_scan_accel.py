@@ -367,3 +367,21 @@ def test_check_nesting_equals_plain_scan(pieces: list[str]) -> None:
     """Law: the one-match-per-run check finds the very position the plain scan finds."""
     text = "".join(pieces)
     assert _nesting(text) == _reference_nesting(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list('ab ,"\\\n{}()[]é')), max_size=60))
+def test_split_top_equals_python(text: str) -> None:
+    """Law: the compiled `_split_top` cuts where the Python one cuts, and declines alike."""
+    assert COMPILED is not None
+    expected: list[tuple[int, int]] | None
+    saved = scan._accel
+    try:
+        scan._accel = None
+        try:
+            expected = scan._split_top(text)
+        except scan.ScanFallback:
+            expected = None
+    finally:
+        scan._accel = saved
+    assert COMPILED.split_top(text) == expected

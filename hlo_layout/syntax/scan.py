@@ -43,7 +43,7 @@ from hlo_layout.syntax.tree import (
 )
 
 #: The interface version of `accel/scan.c` this module calls (its `ABI`).
-_ACCEL_ABI = 1
+_ACCEL_ABI = accel.ABIS["_hlo_layout_scan"]
 #: The compiled twin of `_scan_lines`' common-line branch (`accel/scan.c`), or None: pure Python.
 _accel = accel.load("_hlo_layout_scan", _ACCEL_ABI)
 

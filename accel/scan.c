@@ -16,7 +16,7 @@
 #include <structmember.h>
 
 /* Interface version; hlo_layout/syntax/scan.py passes the same number to accel.load. */
-#define SCAN_ABI 1
+#define SCAN_ABI 2
 
 /* A value no character has: what `at` reads past either end of a line. */
 #define END ((Py_UCS4)0x110000)
@@ -666,7 +666,121 @@ error:
     return NULL;
 }
 
+/* The end of an array shape `[a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?` at p, or -1. */
+static Py_ssize_t array_end(const Text *t, Py_ssize_t p) {
+    if (!is_lower(at(t, p)))
+        return -1;
+    p++;
+    while (is_lower(at(t, p)) || is_digit(at(t, p)))
+        p++;
+    if (at(t, p) != '[')
+        return -1;
+    p++;
+    for (;;) {
+        Py_UCS4 c = at(t, p);
+        if (is_digit(c) || c == ',' || c == '<' || c == '=' || c == '?')
+            p++;
+        else
+            break;
+    }
+    if (at(t, p) != ']')
+        return -1;
+    p++;
+    if (at(t, p) == '{') {
+        Py_ssize_t q = p + 1;
+        for (;;) {
+            Py_UCS4 c = at(t, q);
+            if (c == END || c == '{' || c == '}')
+                break;
+            q++;
+        }
+        if (at(t, q) == '}')
+            return q + 1;
+        /* Without the layout the shape is followed by `{`, which nothing that follows takes. */
+        return -1;
+    }
+    return p;
+}
+
+PyDoc_STRVAR(flat_params_doc,
+             "flat_params(text, shapes, shape_fn, ParameterDecl) -> list | None\n\n"
+             "scan.py's _flat_params: the parameters of a signature holding only array shapes\n"
+             "(shapes memoized in `shapes` through `shape_fn`), None for any other text;\n"
+             "what shape_fn raises propagates.");
+
+static PyObject *flat_params(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4 || !PyUnicode_Check(args[0]) || !PyDict_CheckExact(args[1]) ||
+        !PyType_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "flat_params(text: str, shapes: dict, shape_fn, ParameterDecl: type)");
+        return NULL;
+    }
+    PyObject *text = args[0], *shapes = args[1], *shape_fn = args[2], *decl = args[3];
+    Py_ssize_t slots[2];
+    if ((slots[0] = slot_offset(decl, "name")) < 0 || (slots[1] = slot_offset(decl, "shape")) < 0)
+        return NULL;
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    /* `not text or text.isspace()` */
+    Py_ssize_t i = 0;
+    while (i < t.len && Py_UNICODE_ISSPACE(at(&t, i)))
+        i++;
+    if (i == t.len)
+        Py_RETURN_NONE;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t pos = 0;
+    while (pos < t.len) {
+        /* [ \t]*%?(NAME)[ \t]*:[ \t]*(ARRAY)[ \t]*(?:,|$) */
+        Py_ssize_t p = skip_blanks(&t, pos);
+        if (at(&t, p) == '%')
+            p++;
+        Py_ssize_t n0 = p, n1 = name_end(&t, p);
+        if (n1 < 0)
+            goto none;
+        p = skip_blanks(&t, n1);
+        if (at(&t, p) != ':')
+            goto none;
+        Py_ssize_t s0 = skip_blanks(&t, p + 1), s1 = array_end(&t, s0);
+        if (s1 < 0)
+            goto none;
+        p = skip_blanks(&t, s1);
+        if (p == t.len) {
+            pos = p;
+        } else if (at(&t, p) == ',') {
+            pos = p + 1;
+            if (pos == t.len)
+                goto none; /* a trailing comma: the general path decides */
+        } else {
+            goto none;
+        }
+        PyObject *shape_text = PyUnicode_Substring(text, s0, s1);
+        if (shape_text == NULL)
+            goto error;
+        PyObject *shape = memo(shapes, shape_fn, shape_text);
+        Py_DECREF(shape_text);
+        if (shape == NULL)
+            goto error;
+        PyObject *values[2] = {PyUnicode_Substring(text, n0, n1), shape};
+        PyObject *param = new_slotted(decl, slots, values, 2);
+        if (param == NULL || PyList_Append(out, param) < 0) {
+            Py_XDECREF(param);
+            goto error;
+        }
+        Py_DECREF(param);
+    }
+    return out;
+none:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"flat_params", (PyCFunction)(void (*)(void))flat_params, METH_FASTCALL, flat_params_doc},
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, run_doc},
     {"split_top", split_top, METH_O, split_top_doc},
     {NULL, NULL, 0, NULL},

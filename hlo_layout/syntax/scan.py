@@ -562,6 +562,9 @@ _FLAT_PARAM = re.compile(
 def _flat_params(text: str, shapes: dict[str, Shape]) -> list[ParameterDecl] | None:
     """The parameters of a signature holding only array shapes, by one regex per parameter
     (the shapes memoized); None when the text is anything else."""
+    if _accel is not None:
+        found: list[ParameterDecl] | None = _accel.flat_params(text, shapes, _shape, ParameterDecl)
+        return found
     if not text or text.isspace():
         return None
     out = []

@@ -385,3 +385,27 @@ def test_split_top_equals_python(text: str) -> None:
     finally:
         scan._accel = saved
     assert COMPILED.split_top(text) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["p", "%q.1", " ", "\t", ":", ",", "f32[2]", "{0}", "{", "s32[]", "é"]),
+        max_size=12,
+    ).map("".join)
+)
+def test_flat_params_equals_python(text: str) -> None:
+    """Law: the compiled `_flat_params` reads the same parameters, or declines alike."""
+    assert COMPILED is not None
+    saved = scan._accel
+
+    def read(module: ModuleType | None) -> object:
+        scan._accel = module
+        try:
+            return scan._flat_params(text, {})
+        except scan.ScanFallback:
+            return "fallback"
+        finally:
+            scan._accel = saved
+
+    assert read(COMPILED) == read(None)

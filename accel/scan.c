@@ -16,7 +16,7 @@
 #include <structmember.h>
 
 /* Interface version; hlo_layout/syntax/scan.py passes the same number to accel.load. */
-#define SCAN_ABI 2
+#define SCAN_ABI 3
 
 /* A value no character has: what `at` reads past either end of a line. */
 #define END ((Py_UCS4)0x110000)
@@ -779,7 +779,70 @@ error:
     return NULL;
 }
 
+PyDoc_STRVAR(skeleton_doc,
+             "skeleton(tail) -> str | None\n\n"
+             "scan.py's tail skeleton (NOTE: [tail skeletons]): every string `\"...\"` as `\"\"`,\n"
+             "then every digit run as 0; None when the text with strings replaced holds a\n"
+             "shape head (`_HAS_ARRAY`), which the Python path reads.");
+
+static PyObject *skeleton(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "skeleton(tail: str)");
+        return NULL;
+    }
+    Text t = {PyUnicode_KIND(arg), PyUnicode_DATA(arg), PyUnicode_GET_LENGTH(arg)};
+    /* The output is never longer than the input: a string becomes two quotes, a digit run one
+     * digit. One buffer of the input's kind holds both passes. */
+    void *buf = PyMem_Malloc(t.len ? (size_t)t.len * (size_t)t.kind : 1);
+    if (buf == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t n = 0;
+    for (Py_ssize_t p = 0; p < t.len;) {
+        Py_UCS4 c = at(&t, p);
+        if (c == '"') {
+            Py_ssize_t e = string_end(&t, p);
+            if (e >= 0) {
+                PyUnicode_WRITE(t.kind, buf, n, '"');
+                PyUnicode_WRITE(t.kind, buf, n + 1, '"');
+                n += 2;
+                p = e;
+                continue;
+            }
+        }
+        PyUnicode_WRITE(t.kind, buf, n, c);
+        n++;
+        p++;
+    }
+    /* _HAS_ARRAY: [a-z][0-9]*\[ anywhere in the strings-replaced text. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyUnicode_READ(t.kind, buf, i) != '[')
+            continue;
+        Py_ssize_t j = i;
+        while (j > 0 && is_digit(PyUnicode_READ(t.kind, buf, j - 1)))
+            j--;
+        if (j > 0 && is_lower(PyUnicode_READ(t.kind, buf, j - 1))) {
+            PyMem_Free(buf);
+            Py_RETURN_NONE;
+        }
+    }
+    /* _DIGITS.sub("0", ...), in place. */
+    Py_ssize_t m = 0;
+    int in_run = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(t.kind, buf, i);
+        int digit = is_digit(c);
+        if (!(digit && in_run))
+            PyUnicode_WRITE(t.kind, buf, m++, digit ? '0' : c);
+        in_run = digit;
+    }
+    PyObject *out = PyUnicode_FromKindAndData(t.kind, buf, m);
+    PyMem_Free(buf);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"skeleton", skeleton, METH_O, skeleton_doc},
     {"flat_params", (PyCFunction)(void (*)(void))flat_params, METH_FASTCALL, flat_params_doc},
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, run_doc},
     {"split_top", split_top, METH_O, split_top_doc},

@@ -460,13 +460,17 @@ def _tail_ok(tail: str) -> bool:
     """Whether `, key=value, ...` is a tail the grammar accepts (see [tail skeletons])."""
     if "{" in tail and _CALLED_BRACE.search(tail) and _inline_computation_value(tail):
         return False
-    skeleton = _TAIL_STRING.sub('""', tail) if '"' in tail else tail
-    if _HAS_ARRAY.search(skeleton) is not None:
-        free = _shape_free(skeleton)
-        if free is None:
-            return _grammar_accepts_tail(skeleton)
-        skeleton = free
-    skeleton = _DIGITS.sub("0", skeleton)
+    fast: str | None = _accel.skeleton(tail) if _accel is not None else None
+    if fast is not None:
+        skeleton = fast
+    else:
+        skeleton = _TAIL_STRING.sub('""', tail) if '"' in tail else tail
+        if _HAS_ARRAY.search(skeleton) is not None:
+            free = _shape_free(skeleton)
+            if free is None:
+                return _grammar_accepts_tail(skeleton)
+            skeleton = free
+        skeleton = _DIGITS.sub("0", skeleton)
     ok = _TAILS.get(skeleton)
     if ok is None:
         if len(_TAILS) > 100_000:  # bound the memo on adversarial input

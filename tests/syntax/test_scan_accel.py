@@ -409,3 +409,13 @@ def test_flat_params_equals_python(text: str) -> None:
             scan._accel = saved
 
     assert read(COMPILED) == read(None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list('a f32[]{}, "\\\n0123é=x')), max_size=50))
+def test_skeleton_equals_python(tail: str) -> None:
+    """Law: the compiled tail skeleton is the Python one, or None where a shape head occurs."""
+    assert COMPILED is not None
+    replaced = scan._TAIL_STRING.sub('""', tail)
+    expected = None if scan._HAS_ARRAY.search(replaced) else scan._DIGITS.sub("0", replaced)
+    assert COMPILED.skeleton(tail) == expected

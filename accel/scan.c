@@ -16,7 +16,7 @@
 #include <structmember.h>
 
 /* Interface version; hlo_layout/syntax/scan.py passes the same number to accel.load. */
-#define SCAN_ABI 3
+#define SCAN_ABI 4
 
 /* A value no character has: what `at` reads past either end of a line. */
 #define END ((Py_UCS4)0x110000)
@@ -708,15 +708,9 @@ PyDoc_STRVAR(flat_params_doc,
              "(shapes memoized in `shapes` through `shape_fn`), None for any other text;\n"
              "what shape_fn raises propagates.");
 
-static PyObject *flat_params(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 4 || !PyUnicode_Check(args[0]) || !PyDict_CheckExact(args[1]) ||
-        !PyType_Check(args[3])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "flat_params(text: str, shapes: dict, shape_fn, ParameterDecl: type)");
-        return NULL;
-    }
-    PyObject *text = args[0], *shapes = args[1], *shape_fn = args[2], *decl = args[3];
+/* flat_params on checked arguments: a new list, Py_None, or NULL with the error. */
+static PyObject *read_flat_params(PyObject *text, PyObject *shapes, PyObject *shape_fn,
+                                  PyObject *decl) {
     Py_ssize_t slots[2];
     if ((slots[0] = slot_offset(decl, "name")) < 0 || (slots[1] = slot_offset(decl, "shape")) < 0)
         return NULL;
@@ -841,7 +835,115 @@ static PyObject *skeleton(PyObject *self, PyObject *arg) {
     return out;
 }
 
+static int params_args_ok(PyObject *const *args, Py_ssize_t nargs, const char *usage) {
+    if (nargs != 4 || !PyUnicode_Check(args[0]) || !PyDict_CheckExact(args[1]) ||
+        !PyType_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *flat_params(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!params_args_ok(args, nargs,
+                        "flat_params(text: str, shapes: dict, shape_fn, ParameterDecl: type)"))
+        return NULL;
+    return read_flat_params(args[0], args[1], args[2], args[3]);
+}
+
+PyDoc_STRVAR(signature_doc,
+             "signature(text, shapes, shape_fn, ParameterDecl) -> (params, result) | None\n\n"
+             "scan.py's _signature for the common signature: parameters of array shapes (or\n"
+             "none) and an array or tuple result; None for any other text, which the Python\n"
+             "reads. What shape_fn raises propagates, as from _signature.");
+
+static PyObject *signature(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!params_args_ok(args, nargs,
+                        "signature(text: str, shapes: dict, shape_fn, ParameterDecl: type)"))
+        return NULL;
+    PyObject *text = args[0];
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    /* _SIGNATURE: \((.*)\)[ \t]*->[ \t]*(.*?)[ \t]*$ -- the greedy group ends at the last `)`
+     * followed by blanks and `->`; `.` stops at a line break, which then declines. */
+    if (at(&t, 0) != '(')
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < t.len; i++)
+        if (at(&t, i) == '\n')
+            Py_RETURN_NONE;
+    Py_ssize_t close = -1, arrow = -1;
+    for (Py_ssize_t i = t.len - 1; i >= 1 && close < 0; i--) {
+        if (at(&t, i) != ')')
+            continue;
+        Py_ssize_t q = skip_blanks(&t, i + 1);
+        if (at(&t, q) == '-' && at(&t, q + 1) == '>') {
+            close = i;
+            arrow = q + 2;
+        }
+    }
+    if (close < 0)
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 1; i < close; i++)
+        if (at(&t, i) == '(')
+            Py_RETURN_NONE; /* tuples in the parameters: the general path */
+    Py_ssize_t r0 = skip_blanks(&t, arrow), r1 = t.len;
+    while (r1 > r0 && is_blank(at(&t, r1 - 1)))
+        r1--;
+    /* _shape_at: an array shape, or a tuple up to its matching parenthesis; either must end
+     * the text. Anything else (`<...>` layouts, `b(` tuples) the Python reads. */
+    if (at(&t, r0) == '(') {
+        Py_ssize_t depth = 0, i = r0;
+        for (; i < r1; i++) {
+            Py_UCS4 c = at(&t, i);
+            if (c == '(')
+                depth++;
+            else if (c == ')' && --depth == 0)
+                break;
+        }
+        if (i != r1 - 1)
+            Py_RETURN_NONE;
+    } else if (array_end(&t, r0) != r1) {
+        Py_RETURN_NONE;
+    }
+    PyObject *params_text = PyUnicode_Substring(text, 1, close);
+    if (params_text == NULL)
+        return NULL;
+    PyObject *params = read_flat_params(params_text, args[1], args[2], args[3]);
+    if (params == Py_None) {
+        /* flat_params declines blank text, which `_signature` reads as no parameters. */
+        Py_ssize_t k = 0, n = PyUnicode_GET_LENGTH(params_text);
+        while (k < n && Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(params_text, k)))
+            k++;
+        Py_DECREF(params);
+        params = k == n ? PyList_New(0) : Py_NewRef(Py_None);
+    }
+    Py_DECREF(params_text);
+    if (params == NULL || params == Py_None)
+        return params;
+    PyObject *tuple = PyList_AsTuple(params);
+    Py_DECREF(params);
+    if (tuple == NULL)
+        return NULL;
+    PyObject *result_text = PyUnicode_Substring(text, r0, r1);
+    if (result_text == NULL) {
+        Py_DECREF(tuple);
+        return NULL;
+    }
+    PyObject *result = PyObject_CallOneArg(args[2], result_text);
+    Py_DECREF(result_text);
+    if (result == NULL) {
+        Py_DECREF(tuple);
+        return NULL;
+    }
+    PyObject *out = PyTuple_Pack(2, tuple, result);
+    Py_DECREF(tuple);
+    Py_DECREF(result);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"signature", (PyCFunction)(void (*)(void))signature, METH_FASTCALL, signature_doc},
     {"skeleton", skeleton, METH_O, skeleton_doc},
     {"flat_params", (PyCFunction)(void (*)(void))flat_params, METH_FASTCALL, flat_params_doc},
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, run_doc},

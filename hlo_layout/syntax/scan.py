@@ -596,6 +596,10 @@ def _signature(
     text: str, shapes: dict[str, Shape] | None = None
 ) -> tuple[tuple[ParameterDecl, ...], Shape]:
     """Parameters and result of `(p: shape, ...) -> shape`; `shapes` memoizes shape texts."""
+    if _accel is not None:
+        found = _accel.signature(text, {} if shapes is None else shapes, _shape, ParameterDecl)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
     m = _SIGNATURE.fullmatch(text)
     if m is None:
         raise ScanFallback

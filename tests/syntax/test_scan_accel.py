@@ -245,10 +245,8 @@ def _ctx(source: Source) -> tuple:
         LazyAttributes,
         split,
         Instruction,
-        *(
-            Operand,
-            Span,
-        ),
+        Operand,
+        Span,
     )
 
 
@@ -419,3 +417,47 @@ def test_skeleton_equals_python(tail: str) -> None:
     replaced = scan._TAIL_STRING.sub('""', tail)
     expected = None if scan._HAS_ARRAY.search(replaced) else scan._DIGITS.sub("0", replaced)
     assert COMPILED.skeleton(tail) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "(",
+                ")",
+                ", ",
+                " ",
+                "\t",
+                "->",
+                ":",
+                "\n",
+                "é",
+                "b(",
+                "<1>",
+                "{0}",
+                "f32[]",
+                "%q: s32[]",
+                "p: f32[2]{0}",
+                "bf16[3,4]{1,0}",
+                "(f32[], s32[])",
+            ]
+        ),
+        max_size=10,
+    ).map("".join)
+)
+def test_signature_equals_python(text: str) -> None:
+    """Law: the compiled `_signature` reads what the Python reads, or declines alike."""
+    assert COMPILED is not None
+    saved = scan._accel
+
+    def read(module: ModuleType | None) -> object:
+        scan._accel = module
+        try:
+            return scan._signature(text, {})
+        except (scan.ScanFallback, HloLayoutError) as e:
+            return type(e).__name__
+        finally:
+            scan._accel = saved
+
+    assert read(COMPILED) == read(None)

@@ -880,19 +880,19 @@ def _stand_in(previous: object, start: int, text: str) -> tuple[int, str]:
 # the whole piece is (blanking inside a string or comment changes no token boundary). Only that
 # rejection is taken; a piece it accepts is parsed again whole (the tree needs every operand).
 _INDEX_COMMENT = r"(?:/\*index=[0-9]+\*/[ \t]*)?"
-#: One item of a run: `, %name` or `, f32[2,3]{1,0}` (a tuple shape's element), each a complete
-#: list item whose brackets close within it, with the blanks and `/*index=N*/` around it.
+#: One item of a run: `, %name` or `, f32[2,3]{1,0:T(8,128)(2,1)}` (a tuple shape's element),
+#: each a complete list item whose brackets close within it, with blanks and `/*index=N*/`.
 _OPERAND_UNIT = (
     r",[ \t]*"
     + _INDEX_COMMENT
     + r"(?:%"
     + _BARE_NAME
-    + r"|[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?)[ \t]*"
+    + r"|[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*(?::(?:[A-Z]+(?:\([0-9,]*\))+)+)?\})?)[ \t]*"
     + _INDEX_COMMENT
 )
 _OPERAND_RUN = re.compile("(" + _OPERAND_UNIT + ")((?:" + _OPERAND_UNIT + ")+)(?=,)")
-#: Pieces shorter than this go to the grammar as they are.
-_ABBREVIATE_ABOVE = 20_000
+#: A piece is read blanked first when that blanks more characters than this.
+_ABBREVIATE_ABOVE = 2_000
 
 
 def _lark_piece(piece: str, source: Source, start: int) -> tuple[bool, tuple]:

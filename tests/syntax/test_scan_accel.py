@@ -276,7 +276,11 @@ def test_run_rejects_a_non_string_line() -> None:
 # NOTE: [long operand lists] in scan.py: the error of a piece read with its list runs blanked is
 # the whole piece's error. Checked against the grammar alone (engine="lark") on every cut.
 def _long_tuple(n: int) -> str:
-    shapes = ", ".join(f"/*index={k}*/f32[8]{{0}}" if k % 5 == 0 else "f32[8]{0}" for k in range(n))
+    tiled = "bf16[8,128]{1,0:T(8,128)(2,1)}"
+    shapes = ", ".join(
+        f"/*index={k}*/f32[8]{{0}}" if k % 5 == 0 else tiled if k % 3 else "f32[8]{0}"
+        for k in range(n)
+    )
     names = ", ".join(f"/*index={k}*/%p0" if k % 5 == 0 else "%p0" for k in range(n))
     return (
         "HloModule m\n\nENTRY %main (p0: f32[8]{0}) -> f32[8]{0} {\n"

@@ -19,6 +19,11 @@ from types import ModuleType
 #: Set (to anything but "" or "0") to run the pure-Python code everywhere.
 PURE_PYTHON_ENV = "HLO_LAYOUT_PURE_PYTHON"
 
+#: Every accelerator and the ABI its Python caller expects (one line per `setup.py` entry).
+ABIS: dict[str, int] = {
+    "_hlo_layout_scan": 4,  # syntax/scan.py: _scan_lines, _split_top, _signature, _tail_ok
+}
+
 
 def pure_python() -> bool:
     """Whether the environment asks for the pure-Python code."""
@@ -36,4 +41,9 @@ def load(name: str, abi: int) -> ModuleType | None:
     return module if getattr(module, "ABI", None) == abi else None
 
 
-__all__ = ["PURE_PYTHON_ENV", "load", "pure_python"]
+def active() -> list[str]:
+    """The accelerators that are built, current and on (for `hlo-layout --version`)."""
+    return [name for name, abi in ABIS.items() if load(name, abi) is not None]
+
+
+__all__ = ["ABIS", "PURE_PYTHON_ENV", "active", "load", "pure_python"]

@@ -150,27 +150,39 @@ MAX_NESTING = 1000
 #: Text shorter than this is parsed without the nesting pre-check (its stack is small anyway).
 NESTING_CHECK_MIN_CHARS = 100_000
 
-_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{(\[]+|[})\]]+')
+#: The next string or bracket run after plain text, the plain text taken whole (a lookahead
+#: and back-reference: an atomic group on Python 3.10), so a megabyte of blanks, as the scanner's
+#: fallback pieces hold, costs one tight loop rather than a search try at every character.
+_BRACKET = re.compile(r'(?=([^"{}()\[\]]*))\1(?:"[^"\\]*(?:\\.[^"\\]*)*"|([{(\[]+)|([})\]]+))')
+_PLAIN = re.compile(r'[^"{}()\[\]]*')
 
 
 def check_nesting(source: Source, start: int = 0, end: int | None = None) -> None:
     """Raise LimitExceeded at the first bracket nested more than MAX_NESTING deep in
-    `source.text[start:end]` (strings skipped). Linear, one regex pass; no allocation per
-    bracket beyond the match objects."""
+    `source.text[start:end]` (strings skipped; a quote that opens no string is plain text).
+    Linear, one regex match per string or bracket run."""
     text = source.text
+    stop = len(text) if end is None else end
+    match = _BRACKET.match
     depth = 0
-    for m in _BRACKET.finditer(text, start, len(text) if end is None else end):
-        run = m.end() - m.start()
-        char = text[m.start()]
-        if char == '"':
+    pos = start
+    while True:
+        m = match(text, pos, stop)
+        if m is None:
+            quote = _PLAIN.match(text, pos, stop).end()  # type: ignore[union-attr]
+            if quote >= stop:
+                return
+            pos = quote + 1  # a `"` that opens no string
             continue
-        if char in "{([":
-            depth += run
+        pos = m.end()
+        kind = m.lastindex
+        if kind == 2:
+            depth += pos - m.start(2)
             if depth > MAX_NESTING:
-                at = m.end() - (depth - MAX_NESTING)
+                at = pos - (depth - MAX_NESTING)
                 raise LimitExceeded(
                     f"brackets nested more than {MAX_NESTING} deep (MAX_NESTING)",
                     Span(at, at + 1, source),
                 )
-        else:
-            depth = max(0, depth - run)
+        elif kind == 3:
+            depth = max(0, depth - (pos - m.start(3)))

@@ -73,7 +73,10 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"hlo-layout {__version__}")
+        from hlo_layout import accel
+
+        compiled = ", ".join(accel.active()) or "none, pure Python"
+        typer.echo(f"hlo-layout {__version__} (compiled accelerators: {compiled})")
         raise typer.Exit()
 
 

@@ -183,6 +183,26 @@ def lark_items(text: str, source: Source, offset: int) -> tuple[bool, tuple[Any,
     return lark_parse(text, source, offset=offset, items=True)  # type: ignore[no-any-return]
 
 
+def lark_syntax_error(text: str, source: Source, offset: int) -> HloLayoutError | None:
+    """The error `lark_items(text, source, offset)` raises before it transforms anything (too
+    deep nesting, or text the grammar rejects), or None when the grammar accepts `text`."""
+    from lark.exceptions import LarkError, UnexpectedInput
+
+    from hlo_layout.syntax.grammar import lark_parser
+
+    try:
+        if len(text) >= limits.NESTING_CHECK_MIN_CHARS:
+            _check_piece_nesting(text, source, offset)
+        lark_parser().parse(text, start="start")
+    except HloLayoutError as e:
+        return e
+    except UnexpectedInput as e:
+        return _convert(e, source, offset)
+    except (LarkError, RecursionError):  # pragma: no cover - lark_items says what, not this
+        return None
+    return None
+
+
 @functools.lru_cache(maxsize=65536)
 def _shape_cached(text: str) -> Shape:
     from hlo_layout.syntax.fast_shape import fast_shape
@@ -231,4 +251,11 @@ def check_literal(text: str) -> None:
     lark_parse(text, Source(text, "<literal>"), start="literal")
 
 
-__all__ = ["check_literal", "lark_items", "lark_parse", "parse_shape", "parse_value"]
+__all__ = [
+    "check_literal",
+    "lark_items",
+    "lark_parse",
+    "lark_syntax_error",
+    "parse_shape",
+    "parse_value",
+]

@@ -18,9 +18,16 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 
+from hlo_layout import accel
 from hlo_layout.errors import HloLayoutError, Source, Span
 from hlo_layout.limits import LimitExceeded
-from hlo_layout.syntax.fragments import check_literal, lark_items, lark_parse, parse_shape
+from hlo_layout.syntax.fragments import (
+    check_literal,
+    lark_items,
+    lark_parse,
+    lark_syntax_error,
+    parse_shape,
+)
 from hlo_layout.syntax.grammar import finish_items
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.shape import Shape
@@ -34,6 +41,11 @@ from hlo_layout.syntax.tree import (
     Section,
     SectionEntry,
 )
+
+#: The interface version of `accel/scan.c` this module calls (its `ABI`).
+_ACCEL_ABI = accel.ABIS["_hlo_layout_scan"]
+#: The compiled twin of `_scan_lines`' common-line branch (`accel/scan.c`), or None: pure Python.
+_accel = accel.load("_hlo_layout_scan", _ACCEL_ABI)
 
 
 class ScanFallback(Exception):
@@ -76,6 +88,11 @@ def _shape(text: str) -> Shape:
 
 def _split_top(text: str) -> list[tuple[int, int]]:
     """(start, end) of each comma-separated piece at bracket depth 0, strings respected."""
+    if _accel is not None:
+        found: list[tuple[int, int]] | None = _accel.split_top(text)
+        if found is None:
+            raise ScanFallback
+        return found
     pieces = []
     depth = 0
     start = 0
@@ -443,13 +460,17 @@ def _tail_ok(tail: str) -> bool:
     """Whether `, key=value, ...` is a tail the grammar accepts (see [tail skeletons])."""
     if "{" in tail and _CALLED_BRACE.search(tail) and _inline_computation_value(tail):
         return False
-    skeleton = _TAIL_STRING.sub('""', tail) if '"' in tail else tail
-    if _HAS_ARRAY.search(skeleton) is not None:
-        free = _shape_free(skeleton)
-        if free is None:
-            return _grammar_accepts_tail(skeleton)
-        skeleton = free
-    skeleton = _DIGITS.sub("0", skeleton)
+    fast: str | None = _accel.skeleton(tail) if _accel is not None else None
+    if fast is not None:
+        skeleton = fast
+    else:
+        skeleton = _TAIL_STRING.sub('""', tail) if '"' in tail else tail
+        if _HAS_ARRAY.search(skeleton) is not None:
+            free = _shape_free(skeleton)
+            if free is None:
+                return _grammar_accepts_tail(skeleton)
+            skeleton = free
+        skeleton = _DIGITS.sub("0", skeleton)
     ok = _TAILS.get(skeleton)
     if ok is None:
         if len(_TAILS) > 100_000:  # bound the memo on adversarial input
@@ -545,6 +566,9 @@ _FLAT_PARAM = re.compile(
 def _flat_params(text: str, shapes: dict[str, Shape]) -> list[ParameterDecl] | None:
     """The parameters of a signature holding only array shapes, by one regex per parameter
     (the shapes memoized); None when the text is anything else."""
+    if _accel is not None:
+        found: list[ParameterDecl] | None = _accel.flat_params(text, shapes, _shape, ParameterDecl)
+        return found
     if not text or text.isspace():
         return None
     out = []
@@ -572,6 +596,10 @@ def _signature(
     text: str, shapes: dict[str, Shape] | None = None
 ) -> tuple[tuple[ParameterDecl, ...], Shape]:
     """Parameters and result of `(p: shape, ...) -> shape`; `shapes` memoizes shape texts."""
+    if _accel is not None:
+        found = _accel.signature(text, {} if shapes is None else shapes, _shape, ParameterDecl)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
     m = _SIGNATURE.fullmatch(text)
     if m is None:
         raise ScanFallback
@@ -664,7 +692,16 @@ def _scan_lines(
     closed_by = -1
     new = tuple.__new__
     n = len(lines)
+    run = _accel.run if _accel is not None else None
+    ctx: tuple[object, ...] = (source, shapes, opcodes, operand_cache, tails, _shape, _tail_kind)
+    ctx += (lazy, split, Instruction, Operand, Span)
     while index < n:
+        if instructions is not None and run is not None:
+            # The compiled loop takes the common lines whole and stops at the first line it
+            # does not, which the code below reads (and declines, or raises) as without it.
+            index, offset = run(lines, index, offset, instructions, ctx)
+            if index >= n:
+                break
         line = lines[index]
         line_offset = offset
         offset += len(line) + 1
@@ -834,6 +871,48 @@ def _stand_in(previous: object, start: int, text: str) -> tuple[int, str]:
     return span.start, text[span.start : start]
 
 
+# NOTE: [long operand lists] A declined line may hold thousands of operands (the ROOT tuple of
+# a training step), which the grammar reads at ~10 µs a token: a dump cut short in that line
+# would take longer to reject than the whole file takes to scan. Lark's lists are left-recursive
+# (`x ("," x)*` becomes `l: "," x | l "," x`), so after one or more `, %name` items of a run the
+# parser is in the same state (same stack), and a piece with all but the first item of each run
+# blanked (spaces: same offsets) is rejected by the grammar's parse phase exactly where, and as,
+# the whole piece is (blanking inside a string or comment changes no token boundary). Only that
+# rejection is taken; a piece it accepts is parsed again whole (the tree needs every operand).
+_INDEX_COMMENT = r"(?:/\*index=[0-9]+\*/[ \t]*)?"
+#: One item of a run: `, %name` or `, f32[2,3]{1,0:T(8,128)(2,1)}` (a tuple shape's element),
+#: each a complete list item whose brackets close within it, with blanks and `/*index=N*/`.
+_OPERAND_UNIT = (
+    r",[ \t]*"
+    + _INDEX_COMMENT
+    + r"(?:%"
+    + _BARE_NAME
+    + r"|[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*(?::(?:[A-Z]+(?:\([0-9,]*\))+)+)?\})?)[ \t]*"
+    + _INDEX_COMMENT
+)
+_OPERAND_RUN = re.compile("(" + _OPERAND_UNIT + ")((?:" + _OPERAND_UNIT + ")+)(?=,)")
+#: A piece is read blanked first when that blanks more characters than this.
+_ABBREVIATE_ABOVE = 2_000
+
+
+def _lark_piece(piece: str, source: Source, start: int) -> tuple[bool, tuple]:
+    """`lark_items(piece, source, start)`, with a piece the grammar rejects rejected sooner (see
+    [long operand lists])."""
+    if len(piece) > _ABBREVIATE_ABOVE:
+        blanked = [0]
+
+        def blank(m: re.Match[str]) -> str:
+            blanked[0] += len(m.group(2))
+            return m.group(1) + " " * len(m.group(2))
+
+        short = _OPERAND_RUN.sub(blank, piece)
+        if blanked[0] > _ABBREVIATE_ABOVE:
+            error = lark_syntax_error(short, source, start)
+            if error is not None:
+                raise error
+    return lark_items(piece, source, start)
+
+
 #: How often (characters of text) the scanner reports progress.
 _REPORT_EVERY = 2**20
 
@@ -899,9 +978,9 @@ def scan_modules(
             if stop < len(lines):
                 # If the piece fails, maybe it was cut wrongly: the rest of the file decides.
                 with contextlib.suppress(HloLayoutError):
-                    parsed = lark_items(prefix + text[resume:stop_offset], source, start)
+                    parsed = _lark_piece(prefix + text[resume:stop_offset], source, start)
             if parsed is None:
-                parsed = lark_items(prefix + text[resume:], source, start)
+                parsed = _lark_piece(prefix + text[resume:], source, start)
                 stop = len(lines)
             piece_needs_finish, got = parsed
             needs_finish = needs_finish or piece_needs_finish

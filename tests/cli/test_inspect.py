@@ -103,6 +103,11 @@ def test_gzip_input(tmp_path: Path) -> None:
 def test_version() -> None:
     result = run("--version")
     assert result.returncode == 0 and result.stdout.startswith("hlo-layout ")
+    from hlo_layout import accel
+
+    active = accel.active()
+    assert ("compiled accelerators: none, pure Python" in result.stdout) == (not active)
+    assert all(name in result.stdout for name in active)
 
 
 # --- memory: byte figures, entry signature, totals, buffer assignment ------------------------

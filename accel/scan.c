@@ -1,0 +1,975 @@
+/* _hlo_layout_scan: the scanner's per-line loop over a computation's common lines, in C.
+ *
+ * Twin of the `_HEAD` branch of `hlo_layout/syntax/scan.py::_scan_lines` (the pure-Python code
+ * stays the reference and the fallback). `run` frames each line exactly as the `_HEAD` regular
+ * expression does and builds the same Instruction the Python builds, with the same memos. It
+ * never decides a fallback: at the first line it does not take whole (no `_HEAD` match, a memo
+ * callback that raises, a tail the grammar rejects, a literal or parameter number that is not a
+ * word or integer), it stops and hands that line back, and the Python loop reads it again, so
+ * every decline, error and position comes from the Python code.
+ *
+ * Hostile input: lines are read through bounds-checked accessors (any string kind), nothing
+ * recurses, nothing is allocated from a size the text declares, every C-API result is checked.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+/* Interface version; hlo_layout/syntax/scan.py passes the same number to accel.load. */
+#define SCAN_ABI 4
+
+/* A value no character has: what `at` reads past either end of a line. */
+#define END ((Py_UCS4)0x110000)
+
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t len;
+} Text;
+
+static inline Py_UCS4 at(const Text *t, Py_ssize_t i) {
+    return (i >= 0 && i < t->len) ? PyUnicode_READ(t->kind, t->data, i) : END;
+}
+
+static inline int is_blank(Py_UCS4 c) { return c == ' ' || c == '\t'; }
+static inline int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static inline int is_lower(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
+
+/* [A-Za-z0-9_.$]: a name's first character (after an optional '-'). */
+static inline int is_first(Py_UCS4 c) {
+    return is_lower(c) || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '.' ||
+           c == '$';
+}
+
+/* The end of the bare name (`-?[A-Za-z0-9_.$][A-Za-z0-9_.$+]*(?:-(?!>)[A-Za-z0-9_.$+]*)*`)
+ * starting at p, or -1. The regex can only take the longest such name here: every use is
+ * followed by a character no name holds. */
+static Py_ssize_t name_end(const Text *t, Py_ssize_t p) {
+    if (at(t, p) == '-')
+        p++;
+    if (!is_first(at(t, p)))
+        return -1;
+    p++;
+    for (;;) {
+        Py_UCS4 c = at(t, p);
+        if (is_first(c) || c == '+')
+            p++;
+        else if (c == '-' && at(t, p + 1) != '>')
+            p++;
+        else
+            return p;
+    }
+}
+
+static inline Py_ssize_t skip_blanks(const Text *t, Py_ssize_t p) {
+    while (is_blank(at(t, p)))
+        p++;
+    return p;
+}
+
+/* Where `_HEAD` puts its groups: 1 root (from start1, `root` when non-empty), 2 name, 3 shape,
+ * 4 opcode, 5 operands (inner), 6 tail (to the end of the line). */
+typedef struct {
+    Py_ssize_t start1, name0, name1, shape0, shape1, op0, op1, inner0, inner1, tail0;
+    int root;
+} Head;
+
+/* `_FLAT_OPERANDS` from p: the position after it, or -1 when it does not match. */
+static Py_ssize_t flat_operands(const Text *t, Py_ssize_t p) {
+    p = skip_blanks(t, p);
+    for (;;) {
+        if (at(t, p) == '%')
+            p++;
+        p = name_end(t, p);
+        if (p < 0)
+            return -1;
+        if (at(t, p) == '#' && is_digit(at(t, p + 1))) {
+            p++;
+            while (is_digit(at(t, p)))
+                p++;
+        }
+        p = skip_blanks(t, p);
+        if (at(t, p) != ',')
+            return p;
+        p = skip_blanks(t, p + 1);
+    }
+}
+
+/* `_HEAD.match(line)`: 1 and the groups in `h`, or 0. The regex is deterministic on every
+ * line (each optional part is decided by the next character), so one pass decides it. */
+static int frame(const Text *t, Head *h) {
+    Py_ssize_t p = skip_blanks(t, 0), q, e;
+    h->start1 = p;
+    h->root = 0;
+    if (at(t, p) == 'R' && at(t, p + 1) == 'O' && at(t, p + 2) == 'O' && at(t, p + 3) == 'T' &&
+        is_blank(at(t, p + 4))) {
+        /* `ROOT = ...` names an instruction ROOT; otherwise ROOT is the prefix (and if the line
+         * then fails, the reading without the prefix fails too). */
+        q = skip_blanks(t, p + 4);
+        if (at(t, q) != '=') {
+            h->root = 1;
+            p = q;
+        }
+    }
+    if (at(t, p) == '%')
+        p++;
+    h->name0 = p;
+    e = name_end(t, p);
+    if (e < 0)
+        return 0;
+    h->name1 = e;
+    p = skip_blanks(t, e);
+    if (at(t, p) != '=')
+        return 0;
+    p = skip_blanks(t, p + 1);
+    h->shape0 = p;
+    if (is_lower(at(t, p))) {
+        /* [a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})? */
+        p++;
+        while (is_lower(at(t, p)) || is_digit(at(t, p)))
+            p++;
+        if (at(t, p) != '[')
+            return 0;
+        p++;
+        for (;;) {
+            Py_UCS4 c = at(t, p);
+            if (is_digit(c) || c == ',' || c == '<' || c == '=' || c == '?')
+                p++;
+            else
+                break;
+        }
+        if (at(t, p) != ']')
+            return 0;
+        p++;
+        if (at(t, p) == '{') {
+            p++;
+            for (;;) {
+                Py_UCS4 c = at(t, p);
+                if (c == END || c == '{' || c == '}')
+                    break;
+                p++;
+            }
+            if (at(t, p) != '}')
+                return 0;
+            p++;
+        }
+    } else if (at(t, p) == '(') {
+        /* A tuple: balanced parentheses at most three deep. */
+        int depth = 0;
+        for (;;) {
+            Py_UCS4 c = at(t, p);
+            if (c == END)
+                return 0;
+            p++;
+            if (c == '(') {
+                if (++depth > 3)
+                    return 0;
+            } else if (c == ')' && --depth == 0) {
+                break;
+            }
+        }
+    } else {
+        return 0;
+    }
+    h->shape1 = p;
+    if (!is_blank(at(t, p)))
+        return 0;
+    p = skip_blanks(t, p);
+    h->op0 = p;
+    e = name_end(t, p);
+    if (e < 0 || at(t, e) != '(')
+        return 0;
+    h->op1 = e;
+    h->inner0 = e + 1;
+    q = flat_operands(t, e + 1);
+    if (q < 0 || at(t, q) != ')') {
+        q = skip_blanks(t, e + 1);
+        if (at(t, q) != ')')
+            return 0;
+    }
+    h->inner1 = q;
+    h->tail0 = q + 1;
+    return 1;
+}
+
+/* What `run` needs from the Python scanner, unpacked once per call. */
+typedef struct {
+    PyObject *source, *shapes, *opcodes, *operands, *tails;
+    PyObject *shape_fn, *tail_kind_fn, *lazy, *split;
+    PyTypeObject *instruction, *operand;
+    PyObject *span;
+    /* Slot offsets of Span (start, end, source) and LazyAttributes (_text, _offset, _split,
+     * _items): both are plain slotted classes whose __init__ only stores its arguments, so
+     * the objects are filled in place (a Python __init__ per line costs more than the line). */
+    Py_ssize_t span_slots[3], lazy_slots[4];
+} Ctx;
+
+/* The offset of the object slot `name` of `type`, or -1 with TypeError. */
+static Py_ssize_t slot_offset(PyObject *type, const char *name) {
+    PyObject *d = PyObject_GetAttrString(type, name);
+    if (d == NULL)
+        return -1;
+    Py_ssize_t off = -1;
+    if (Py_IS_TYPE(d, &PyMemberDescr_Type) &&
+        ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX)
+        off = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    if (off < (Py_ssize_t)sizeof(PyObject))
+        PyErr_Format(PyExc_TypeError, "run: %s is not an object slot", name);
+    return off < (Py_ssize_t)sizeof(PyObject) ? -1 : off;
+}
+
+/* A new instance of the slotted class `type` with `n` slots set to `values` (stolen, even on
+ * error), as its __init__ would set them. */
+static PyObject *new_slotted(PyObject *type, const Py_ssize_t *offsets, PyObject **values, int n) {
+    PyTypeObject *tp = (PyTypeObject *)type;
+    PyObject *o = NULL;
+    for (int i = 0; i < n; i++)
+        if (values[i] == NULL)
+            goto fail;
+    o = tp->tp_alloc(tp, 0);
+    if (o == NULL)
+        goto fail;
+    for (int i = 0; i < n; i++)
+        *(PyObject **)((char *)o + offsets[i]) = values[i];
+    return o;
+fail:
+    for (int i = 0; i < n; i++)
+        Py_XDECREF(values[i]);
+    return NULL;
+}
+
+/* A tuple subclass instance holding `n` new references from `items` (stolen, even on error),
+ * as `tuple.__new__(cls, items)` builds it. */
+static PyObject *new_tuple(PyTypeObject *type, PyObject **items, Py_ssize_t n) {
+    PyObject *o = type->tp_alloc(type, n);
+    if (o == NULL) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            Py_XDECREF(items[i]);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(o, i, items[i]);
+    return o;
+}
+
+/* Operand(name, index, None): `index` < 0 for None. New reference or NULL. */
+static PyObject *make_operand(Ctx *c, PyObject *line, Py_ssize_t a, Py_ssize_t b, PyObject *index) {
+    PyObject *items[3];
+    items[0] = PyUnicode_Substring(line, a, b);
+    if (items[0] == NULL) {
+        Py_XDECREF(index);
+        return NULL;
+    }
+    items[1] = index != NULL ? index : Py_NewRef(Py_None);
+    items[2] = Py_NewRef(Py_None);
+    return new_tuple(c->operand, items, 3);
+}
+
+/* The operands of `inner` (line[a:b], a valid flat operand list) as the Python builds them:
+ * memoized in `operands` by the raw piece when any has `#N`, else by the bare name. */
+static PyObject *operand_tuple(Ctx *c, PyObject *line, const Text *t, Py_ssize_t a, Py_ssize_t b) {
+    int hashed = 0;
+    Py_ssize_t count = 1;
+    for (Py_ssize_t i = a; i < b; i++) {
+        Py_UCS4 ch = at(t, i);
+        if (ch == '#')
+            hashed = 1;
+        else if (ch == ',')
+            count++;
+    }
+    PyObject *out = PyTuple_New(count);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t p = a;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t piece_end = p;
+        while (piece_end < b && at(t, piece_end) != ',')
+            piece_end++;
+        Py_ssize_t n0 = skip_blanks(t, p);
+        if (at(t, n0) == '%')
+            n0++;
+        Py_ssize_t n1 = name_end(t, n0);
+        if (n1 < 0 || n1 > piece_end) {
+            PyErr_SetString(PyExc_ValueError, "operand list changed under the scanner");
+            goto fail;
+        }
+        PyObject *key = hashed ? PyUnicode_Substring(line, p, piece_end)
+                               : PyUnicode_Substring(line, n0, n1);
+        if (key == NULL)
+            goto fail;
+        PyObject *op = PyDict_GetItemWithError(c->operands, key);
+        if (op != NULL) {
+            Py_INCREF(op);
+        } else if (PyErr_Occurred()) {
+            Py_DECREF(key);
+            goto fail;
+        } else {
+            PyObject *index = NULL;
+            if (at(t, n1) == '#') {
+                Py_ssize_t d = n1 + 1;
+                while (is_digit(at(t, d)))
+                    d++;
+                PyObject *digits = PyUnicode_Substring(line, n1 + 1, d);
+                if (digits == NULL) {
+                    Py_DECREF(key);
+                    goto fail;
+                }
+                index = PyLong_FromUnicodeObject(digits, 10);
+                Py_DECREF(digits);
+                if (index == NULL) {
+                    Py_DECREF(key);
+                    goto fail;
+                }
+            }
+            op = make_operand(c, line, n0, n1, index);
+            if (op == NULL || PyDict_SetItem(c->operands, key, op) < 0) {
+                Py_XDECREF(op);
+                Py_DECREF(key);
+                goto fail;
+            }
+        }
+        Py_DECREF(key);
+        PyTuple_SET_ITEM(out, k, op);
+        p = piece_end + 1;
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* Memo lookup `memo.get(key)`, else `memo[key] = fn(key)`. New reference or NULL. */
+static PyObject *memo(PyObject *dict, PyObject *fn, PyObject *key) {
+    PyObject *v = PyDict_GetItemWithError(dict, key);
+    if (v != NULL)
+        return Py_NewRef(v);
+    if (PyErr_Occurred())
+        return NULL;
+    v = PyObject_CallOneArg(fn, key);
+    if (v == NULL)
+        return NULL;
+    if (PyDict_SetItem(dict, key, v) < 0) {
+        Py_DECREF(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* The Instruction of one framed line (new reference), Py_None when the Python must read the
+ * line (it declines it, or raises), or NULL on an error the Python would not meet. */
+static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *h,
+                             Py_ssize_t line_offset) {
+    PyObject *name = NULL, *shape_text = NULL, *shape = NULL, *opcode = NULL, *operands = NULL;
+    PyObject *attrs = NULL, *literal = NULL, *number = NULL, *span = NULL, *tmp = NULL;
+    PyObject *result = NULL;
+
+    shape_text = PyUnicode_Substring(line, h->shape0, h->shape1);
+    if (shape_text == NULL)
+        goto error;
+    shape = memo(c->shapes, c->shape_fn, shape_text);
+    if (shape == NULL)
+        goto decline;
+    tmp = PyUnicode_Substring(line, h->op0, h->op1);
+    if (tmp == NULL)
+        goto error;
+    opcode = PyDict_SetDefault(c->opcodes, tmp, tmp);
+    if (opcode == NULL)
+        goto error;
+    Py_INCREF(opcode);
+    Py_CLEAR(tmp);
+
+    Py_ssize_t a = skip_blanks(t, h->inner0), b = h->inner1;
+    while (b > a && is_blank(at(t, b - 1)))
+        b--;
+    if (PyUnicode_CompareWithASCIIString(opcode, "constant") == 0) {
+        /* _WORD_LITERAL.fullmatch(inner.strip(" \t")) */
+        if (a == b || at(t, a) == '%' || name_end(t, a) != b)
+            goto decline;
+        literal = PyUnicode_Substring(line, a, b);
+        if (literal == NULL)
+            goto error;
+    } else if (PyUnicode_CompareWithASCIIString(opcode, "parameter") == 0) {
+        /* _INT.fullmatch(...) then int(): -?[0-9]+ */
+        Py_ssize_t d = a;
+        if (at(t, d) == '-')
+            d++;
+        if (d == b)
+            goto decline;
+        for (; d < b; d++)
+            if (!is_digit(at(t, d)))
+                goto decline;
+        tmp = PyUnicode_Substring(line, a, b);
+        if (tmp == NULL)
+            goto error;
+        number = PyLong_FromUnicodeObject(tmp, 10);
+        if (number == NULL)
+            goto decline; /* int's digit limit: the Python raises it */
+        Py_CLEAR(tmp);
+    } else if (a < b) {
+        operands = operand_tuple(c, line, t, h->inner0, h->inner1);
+        if (operands == NULL)
+            goto decline;
+    }
+
+    Py_ssize_t len = t->len;
+    if (h->tail0 < len) {
+        tmp = PyUnicode_Substring(line, h->tail0, len);
+        if (tmp == NULL)
+            goto error;
+        PyObject *kind = memo(c->tails, c->tail_kind_fn, tmp);
+        if (kind == NULL)
+            goto decline;
+        long k = PyLong_AsLong(kind);
+        Py_DECREF(kind);
+        if (k == -1 && PyErr_Occurred())
+            goto error;
+        if (k == 2) {
+            PyObject *values[4] = {Py_NewRef(tmp), PyLong_FromSsize_t(line_offset + h->tail0),
+                                   Py_NewRef(c->split), Py_NewRef(Py_None)};
+            attrs = new_slotted(c->lazy, c->lazy_slots, values, 4);
+            if (attrs == NULL)
+                goto error;
+        } else if (k != 1) {
+            goto decline;
+        }
+        Py_CLEAR(tmp);
+    }
+
+    name = PyUnicode_Substring(line, h->name0, h->name1);
+    if (name == NULL)
+        goto error;
+    {
+        PyObject *values[3] = {PyLong_FromSsize_t(line_offset + h->start1),
+                               PyLong_FromSsize_t(line_offset + len), Py_NewRef(c->source)};
+        span = new_slotted(c->span, c->span_slots, values, 3);
+        if (span == NULL)
+            goto error;
+    }
+    {
+        PyObject *items[10] = {
+            name,
+            opcode,
+            shape,
+            operands ? operands : PyTuple_New(0),
+            attrs ? attrs : PyTuple_New(0),
+            Py_NewRef(h->root ? Py_True : Py_False),
+            literal ? literal : Py_NewRef(Py_None),
+            number ? number : Py_NewRef(Py_None),
+            span,
+            Py_NewRef(Py_False), /* shape_inferred: the scanner only reads written shapes */
+        };
+        name = opcode = shape = operands = attrs = literal = number = span = NULL;
+        if (items[3] == NULL || items[4] == NULL) {
+            for (int i = 0; i < 10; i++)
+                Py_XDECREF(items[i]);
+            goto error;
+        }
+        result = new_tuple(c->instruction, items, 10);
+    }
+    goto done;
+
+decline:
+    PyErr_Clear();
+    result = Py_NewRef(Py_None);
+    goto done;
+error:
+    result = NULL;
+done:
+    Py_XDECREF(name);
+    Py_XDECREF(shape_text);
+    Py_XDECREF(shape);
+    Py_XDECREF(opcode);
+    Py_XDECREF(operands);
+    Py_XDECREF(attrs);
+    Py_XDECREF(literal);
+    Py_XDECREF(number);
+    Py_XDECREF(span);
+    Py_XDECREF(tmp);
+    return result;
+}
+
+PyDoc_STRVAR(run_doc,
+             "run(lines, index, offset, instructions, ctx) -> (index, offset)\n\n"
+             "Append the Instruction of each line from lines[index] on (the first at offset) to\n"
+             "instructions, as scan.py's _HEAD branch of _scan_lines builds it; stop at the first\n"
+             "line it does not take whole and return that line's index and offset. ctx is\n"
+             "(source, shapes, opcodes, operand_cache, tails, shape_fn, tail_kind_fn,\n"
+             "LazyAttributes, split, Instruction, Operand, Span).");
+
+static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5 || !PyList_Check(args[0]) || !PyList_Check(args[3]) ||
+        !PyTuple_Check(args[4]) || PyTuple_GET_SIZE(args[4]) != 12) {
+        PyErr_SetString(PyExc_TypeError, "run(lines: list, index, offset, instructions: list, "
+                                         "ctx: 12-tuple)");
+        return NULL;
+    }
+    PyObject *lines = args[0], *instructions = args[3], *ctx = args[4];
+    Py_ssize_t index = PyLong_AsSsize_t(args[1]);
+    if (index == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t offset = PyLong_AsSsize_t(args[2]);
+    if (offset == -1 && PyErr_Occurred())
+        return NULL;
+    Ctx c;
+    PyObject **f = &PyTuple_GET_ITEM(ctx, 0);
+    c.source = f[0];
+    c.shapes = f[1];
+    c.opcodes = f[2];
+    c.operands = f[3];
+    c.tails = f[4];
+    c.shape_fn = f[5];
+    c.tail_kind_fn = f[6];
+    c.lazy = f[7];
+    c.split = f[8];
+    c.span = f[11];
+    if (!PyDict_CheckExact(c.shapes) || !PyDict_CheckExact(c.opcodes) ||
+        !PyDict_CheckExact(c.operands) || !PyDict_CheckExact(c.tails) || !PyType_Check(f[9]) ||
+        !PyType_Check(f[10]) || !PyType_IsSubtype((PyTypeObject *)f[9], &PyTuple_Type) ||
+        !PyType_IsSubtype((PyTypeObject *)f[10], &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "run: ctx holds four dicts and two tuple types");
+        return NULL;
+    }
+    static const char *span_names[3] = {"start", "end", "source"};
+    static const char *lazy_names[4] = {"_text", "_offset", "_split", "_items"};
+    if (!PyType_Check(c.span) || !PyType_Check(c.lazy)) {
+        PyErr_SetString(PyExc_TypeError, "run: Span and LazyAttributes must be classes");
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++)
+        if ((c.span_slots[i] = slot_offset(c.span, span_names[i])) < 0)
+            return NULL;
+    for (int i = 0; i < 4; i++)
+        if ((c.lazy_slots[i] = slot_offset(c.lazy, lazy_names[i])) < 0)
+            return NULL;
+    c.instruction = (PyTypeObject *)f[9];
+    c.operand = (PyTypeObject *)f[10];
+    if (index < 0)
+        index = 0;
+    while (index < PyList_GET_SIZE(lines)) {
+        PyObject *line = PyList_GET_ITEM(lines, index);
+        if (!PyUnicode_Check(line)) {
+            PyErr_SetString(PyExc_TypeError, "run: lines must be strings");
+            return NULL;
+        }
+        Text t = {PyUnicode_KIND(line), PyUnicode_DATA(line), PyUnicode_GET_LENGTH(line)};
+        Head h;
+        if (!frame(&t, &h))
+            break;
+        Py_INCREF(line); /* the list may change under callbacks */
+        PyObject *ins = instruction(&c, line, &t, &h, offset);
+        Py_DECREF(line);
+        if (ins == NULL)
+            return NULL;
+        if (ins == Py_None) {
+            Py_DECREF(ins);
+            break;
+        }
+        int failed = PyList_Append(instructions, ins);
+        Py_DECREF(ins);
+        if (failed)
+            return NULL;
+        offset += t.len + 1;
+        index++;
+    }
+    return Py_BuildValue("(nn)", index, offset);
+}
+
+/* The end of the string token `"[^"\\\n]*(?:\\.[^"\\\n]*)*"` at p, or -1 (no token: the
+ * tokenizer then passes over the quote, as `_TAIL_TOKEN.finditer` does). */
+static Py_ssize_t string_end(const Text *t, Py_ssize_t p) {
+    for (Py_ssize_t q = p + 1;; q++) {
+        Py_UCS4 c = at(t, q);
+        if (c == END || c == '\n')
+            return -1;
+        if (c == '"')
+            return q + 1;
+        if (c == '\\') {
+            c = at(t, q + 1);
+            if (c == END || c == '\n')
+                return -1;
+            q++;
+        }
+    }
+}
+
+PyDoc_STRVAR(split_top_doc,
+             "split_top(text) -> list[tuple[int, int]] | None\n\n"
+             "scan.py's _split_top: (start, end) of each comma-separated piece at bracket depth\n"
+             "0, strings respected; None where it raises ScanFallback (unbalanced brackets).");
+
+static PyObject *split_top(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "split_top(text: str)");
+        return NULL;
+    }
+    Text t = {PyUnicode_KIND(arg), PyUnicode_DATA(arg), PyUnicode_GET_LENGTH(arg)};
+    /* The open brackets, as a string grown on demand (bounded by the text's length). */
+    Py_ssize_t cap = 64, depth = 0;
+    char *stack = PyMem_Malloc(cap);
+    PyObject *out = PyList_New(0);
+    if (stack == NULL || out == NULL)
+        goto error;
+    Py_ssize_t start = 0;
+    for (Py_ssize_t p = 0; p < t.len;) {
+        Py_UCS4 c = at(&t, p);
+        if (c == '"') {
+            Py_ssize_t e = string_end(&t, p);
+            p = e < 0 ? p + 1 : e;
+            continue;
+        }
+        if (c == '{' || c == '(' || c == '[') {
+            if (depth == cap) {
+                char *grown = PyMem_Realloc(stack, cap * 2);
+                if (grown == NULL)
+                    goto error;
+                stack = grown;
+                cap *= 2;
+            }
+            stack[depth++] = (char)c;
+        } else if (c == '}' || c == ')' || c == ']') {
+            char open = c == '}' ? '{' : c == ')' ? '(' : '[';
+            if (depth == 0 || stack[--depth] != open)
+                goto fallback;
+        } else if (c == ',' && depth == 0) {
+            PyObject *piece = Py_BuildValue("(nn)", start, p);
+            if (piece == NULL || PyList_Append(out, piece) < 0) {
+                Py_XDECREF(piece);
+                goto error;
+            }
+            Py_DECREF(piece);
+            start = p + 1;
+        }
+        p++;
+    }
+    if (depth)
+        goto fallback;
+    PyObject *piece = Py_BuildValue("(nn)", start, t.len);
+    if (piece == NULL || PyList_Append(out, piece) < 0) {
+        Py_XDECREF(piece);
+        goto error;
+    }
+    Py_DECREF(piece);
+    PyMem_Free(stack);
+    return out;
+fallback:
+    PyMem_Free(stack);
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+error:
+    PyMem_Free(stack);
+    Py_XDECREF(out);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
+/* The end of an array shape `[a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?` at p, or -1. */
+static Py_ssize_t array_end(const Text *t, Py_ssize_t p) {
+    if (!is_lower(at(t, p)))
+        return -1;
+    p++;
+    while (is_lower(at(t, p)) || is_digit(at(t, p)))
+        p++;
+    if (at(t, p) != '[')
+        return -1;
+    p++;
+    for (;;) {
+        Py_UCS4 c = at(t, p);
+        if (is_digit(c) || c == ',' || c == '<' || c == '=' || c == '?')
+            p++;
+        else
+            break;
+    }
+    if (at(t, p) != ']')
+        return -1;
+    p++;
+    if (at(t, p) == '{') {
+        Py_ssize_t q = p + 1;
+        for (;;) {
+            Py_UCS4 c = at(t, q);
+            if (c == END || c == '{' || c == '}')
+                break;
+            q++;
+        }
+        if (at(t, q) == '}')
+            return q + 1;
+        /* Without the layout the shape is followed by `{`, which nothing that follows takes. */
+        return -1;
+    }
+    return p;
+}
+
+PyDoc_STRVAR(flat_params_doc,
+             "flat_params(text, shapes, shape_fn, ParameterDecl) -> list | None\n\n"
+             "scan.py's _flat_params: the parameters of a signature holding only array shapes\n"
+             "(shapes memoized in `shapes` through `shape_fn`), None for any other text;\n"
+             "what shape_fn raises propagates.");
+
+/* flat_params on checked arguments: a new list, Py_None, or NULL with the error. */
+static PyObject *read_flat_params(PyObject *text, PyObject *shapes, PyObject *shape_fn,
+                                  PyObject *decl) {
+    Py_ssize_t slots[2];
+    if ((slots[0] = slot_offset(decl, "name")) < 0 || (slots[1] = slot_offset(decl, "shape")) < 0)
+        return NULL;
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    /* `not text or text.isspace()` */
+    Py_ssize_t i = 0;
+    while (i < t.len && Py_UNICODE_ISSPACE(at(&t, i)))
+        i++;
+    if (i == t.len)
+        Py_RETURN_NONE;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t pos = 0;
+    while (pos < t.len) {
+        /* [ \t]*%?(NAME)[ \t]*:[ \t]*(ARRAY)[ \t]*(?:,|$) */
+        Py_ssize_t p = skip_blanks(&t, pos);
+        if (at(&t, p) == '%')
+            p++;
+        Py_ssize_t n0 = p, n1 = name_end(&t, p);
+        if (n1 < 0)
+            goto none;
+        p = skip_blanks(&t, n1);
+        if (at(&t, p) != ':')
+            goto none;
+        Py_ssize_t s0 = skip_blanks(&t, p + 1), s1 = array_end(&t, s0);
+        if (s1 < 0)
+            goto none;
+        p = skip_blanks(&t, s1);
+        if (p == t.len) {
+            pos = p;
+        } else if (at(&t, p) == ',') {
+            pos = p + 1;
+            if (pos == t.len)
+                goto none; /* a trailing comma: the general path decides */
+        } else {
+            goto none;
+        }
+        PyObject *shape_text = PyUnicode_Substring(text, s0, s1);
+        if (shape_text == NULL)
+            goto error;
+        PyObject *shape = memo(shapes, shape_fn, shape_text);
+        Py_DECREF(shape_text);
+        if (shape == NULL)
+            goto error;
+        PyObject *values[2] = {PyUnicode_Substring(text, n0, n1), shape};
+        PyObject *param = new_slotted(decl, slots, values, 2);
+        if (param == NULL || PyList_Append(out, param) < 0) {
+            Py_XDECREF(param);
+            goto error;
+        }
+        Py_DECREF(param);
+    }
+    return out;
+none:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
+PyDoc_STRVAR(skeleton_doc,
+             "skeleton(tail) -> str | None\n\n"
+             "scan.py's tail skeleton (NOTE: [tail skeletons]): every string `\"...\"` as `\"\"`,\n"
+             "then every digit run as 0; None when the text with strings replaced holds a\n"
+             "shape head (`_HAS_ARRAY`), which the Python path reads.");
+
+static PyObject *skeleton(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "skeleton(tail: str)");
+        return NULL;
+    }
+    Text t = {PyUnicode_KIND(arg), PyUnicode_DATA(arg), PyUnicode_GET_LENGTH(arg)};
+    /* The output is never longer than the input: a string becomes two quotes, a digit run one
+     * digit. One buffer of the input's kind holds both passes. */
+    void *buf = PyMem_Malloc(t.len ? (size_t)t.len * (size_t)t.kind : 1);
+    if (buf == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t n = 0;
+    for (Py_ssize_t p = 0; p < t.len;) {
+        Py_UCS4 c = at(&t, p);
+        if (c == '"') {
+            Py_ssize_t e = string_end(&t, p);
+            if (e >= 0) {
+                PyUnicode_WRITE(t.kind, buf, n, '"');
+                PyUnicode_WRITE(t.kind, buf, n + 1, '"');
+                n += 2;
+                p = e;
+                continue;
+            }
+        }
+        PyUnicode_WRITE(t.kind, buf, n, c);
+        n++;
+        p++;
+    }
+    /* _HAS_ARRAY: [a-z][0-9]*\[ anywhere in the strings-replaced text. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyUnicode_READ(t.kind, buf, i) != '[')
+            continue;
+        Py_ssize_t j = i;
+        while (j > 0 && is_digit(PyUnicode_READ(t.kind, buf, j - 1)))
+            j--;
+        if (j > 0 && is_lower(PyUnicode_READ(t.kind, buf, j - 1))) {
+            PyMem_Free(buf);
+            Py_RETURN_NONE;
+        }
+    }
+    /* _DIGITS.sub("0", ...), in place. */
+    Py_ssize_t m = 0;
+    int in_run = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(t.kind, buf, i);
+        int digit = is_digit(c);
+        if (!(digit && in_run))
+            PyUnicode_WRITE(t.kind, buf, m++, digit ? '0' : c);
+        in_run = digit;
+    }
+    PyObject *out = PyUnicode_FromKindAndData(t.kind, buf, m);
+    PyMem_Free(buf);
+    return out;
+}
+
+static int params_args_ok(PyObject *const *args, Py_ssize_t nargs, const char *usage) {
+    if (nargs != 4 || !PyUnicode_Check(args[0]) || !PyDict_CheckExact(args[1]) ||
+        !PyType_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *flat_params(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!params_args_ok(args, nargs,
+                        "flat_params(text: str, shapes: dict, shape_fn, ParameterDecl: type)"))
+        return NULL;
+    return read_flat_params(args[0], args[1], args[2], args[3]);
+}
+
+PyDoc_STRVAR(signature_doc,
+             "signature(text, shapes, shape_fn, ParameterDecl) -> (params, result) | None\n\n"
+             "scan.py's _signature for the common signature: parameters of array shapes (or\n"
+             "none) and an array or tuple result; None for any other text, which the Python\n"
+             "reads. What shape_fn raises propagates, as from _signature.");
+
+static PyObject *signature(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!params_args_ok(args, nargs,
+                        "signature(text: str, shapes: dict, shape_fn, ParameterDecl: type)"))
+        return NULL;
+    PyObject *text = args[0];
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    /* _SIGNATURE: \((.*)\)[ \t]*->[ \t]*(.*?)[ \t]*$ -- the greedy group ends at the last `)`
+     * followed by blanks and `->`; `.` stops at a line break, which then declines. */
+    if (at(&t, 0) != '(')
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < t.len; i++)
+        if (at(&t, i) == '\n')
+            Py_RETURN_NONE;
+    Py_ssize_t close = -1, arrow = -1;
+    for (Py_ssize_t i = t.len - 1; i >= 1 && close < 0; i--) {
+        if (at(&t, i) != ')')
+            continue;
+        Py_ssize_t q = skip_blanks(&t, i + 1);
+        if (at(&t, q) == '-' && at(&t, q + 1) == '>') {
+            close = i;
+            arrow = q + 2;
+        }
+    }
+    if (close < 0)
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 1; i < close; i++)
+        if (at(&t, i) == '(')
+            Py_RETURN_NONE; /* tuples in the parameters: the general path */
+    Py_ssize_t r0 = skip_blanks(&t, arrow), r1 = t.len;
+    while (r1 > r0 && is_blank(at(&t, r1 - 1)))
+        r1--;
+    /* _shape_at: an array shape, or a tuple up to its matching parenthesis; either must end
+     * the text. Anything else (`<...>` layouts, `b(` tuples) the Python reads. */
+    if (at(&t, r0) == '(') {
+        Py_ssize_t depth = 0, i = r0;
+        for (; i < r1; i++) {
+            Py_UCS4 c = at(&t, i);
+            if (c == '(')
+                depth++;
+            else if (c == ')' && --depth == 0)
+                break;
+        }
+        if (i != r1 - 1)
+            Py_RETURN_NONE;
+    } else if (array_end(&t, r0) != r1) {
+        Py_RETURN_NONE;
+    }
+    PyObject *params_text = PyUnicode_Substring(text, 1, close);
+    if (params_text == NULL)
+        return NULL;
+    PyObject *params = read_flat_params(params_text, args[1], args[2], args[3]);
+    if (params == Py_None) {
+        /* flat_params declines blank text, which `_signature` reads as no parameters. */
+        Py_ssize_t k = 0, n = PyUnicode_GET_LENGTH(params_text);
+        while (k < n && Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(params_text, k)))
+            k++;
+        Py_DECREF(params);
+        params = k == n ? PyList_New(0) : Py_NewRef(Py_None);
+    }
+    Py_DECREF(params_text);
+    if (params == NULL || params == Py_None)
+        return params;
+    PyObject *tuple = PyList_AsTuple(params);
+    Py_DECREF(params);
+    if (tuple == NULL)
+        return NULL;
+    PyObject *result_text = PyUnicode_Substring(text, r0, r1);
+    if (result_text == NULL) {
+        Py_DECREF(tuple);
+        return NULL;
+    }
+    PyObject *result = PyObject_CallOneArg(args[2], result_text);
+    Py_DECREF(result_text);
+    if (result == NULL) {
+        Py_DECREF(tuple);
+        return NULL;
+    }
+    PyObject *out = PyTuple_Pack(2, tuple, result);
+    Py_DECREF(tuple);
+    Py_DECREF(result);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"signature", (PyCFunction)(void (*)(void))signature, METH_FASTCALL, signature_doc},
+    {"skeleton", skeleton, METH_O, skeleton_doc},
+    {"flat_params", (PyCFunction)(void (*)(void))flat_params, METH_FASTCALL, flat_params_doc},
+    {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, run_doc},
+    {"split_top", split_top, METH_O, split_top_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    "_hlo_layout_scan",
+    "The scanner's per-line loop in C (hlo_layout/syntax/scan.py is the reference).",
+    -1,
+    methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__hlo_layout_scan(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddIntConstant(m, "ABI", SCAN_ABI) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,467 @@
+"""The compiled scanner (`accel/scan.c`) builds what the pure-Python scanner builds, byte for byte.
+
+Every test parses the same text twice, with `scan._accel` set to the compiled module and to None,
+and compares the whole tree with every span, or the error with its message and position. The
+compiled module is imported directly (not through `accel.load`), so these tests also run under
+HLO_LAYOUT_PURE_PYTHON=1; they skip when the extension is not built.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hlo_layout import limits
+from hlo_layout.errors import HloLayoutError, Source
+from hlo_layout.syntax import scan
+from hlo_layout.syntax.parse import parse_modules, read_text
+from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
+from tests.conftest import DATA, corpus_id, hlo_files
+
+
+def _compiled() -> ModuleType | None:
+    try:
+        module = importlib.import_module("_hlo_layout_scan")
+    except ImportError:
+        return None
+    return module if getattr(module, "ABI", None) == scan._ACCEL_ABI else None
+
+
+COMPILED = _compiled()
+pytestmark = pytest.mark.skipif(
+    COMPILED is None,
+    reason="the compiled scanner is not built (python setup.py build_ext --inplace)",
+)
+
+FILES = hlo_files()
+XLA_TESTS = sorted((DATA / "xla-tests").glob("*.hlo.txt"))
+SHARED_XLA_TESTS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "xla-tests"
+
+
+def _span(span: object) -> tuple[int, int] | None:
+    return None if span is None else (span.start, span.end)  # type: ignore[attr-defined]
+
+
+def _attributes(attrs: object) -> tuple:
+    lazy = None
+    if isinstance(attrs, LazyAttributes):
+        lazy = (attrs._text, attrs._offset)
+    return lazy, tuple((a.key, a.raw, _span(a.span)) for a in attrs)  # type: ignore[attr-defined]
+
+
+def _instruction(i: Instruction) -> tuple:
+    return (*i[:4], _attributes(i.attributes), *i[5:8], _span(i.span), i.shape_inferred)
+
+
+def _computation(c: Computation) -> tuple:
+    return (
+        c.name,
+        c.is_entry,
+        c.parameters,
+        c.result_shape,
+        _attributes(c.attributes),
+        c.synthetic,
+        _span(c.span),
+        tuple(_instruction(i) for i in c.instructions),
+    )
+
+
+def _module(m: Module) -> tuple:
+    return (
+        m.name,
+        _attributes(m.attributes),
+        m.sections,
+        _span(m.span),
+        tuple(_computation(c) for c in m.computations),
+    )
+
+
+def _outcome(text: str, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> tuple:
+    """Everything a parse gives: the trees with every position, or the error with its own."""
+    monkeypatch.setattr(scan, "_accel", COMPILED if compiled else None)
+    try:
+        modules = parse_modules(text, "dump.hlo")
+    except HloLayoutError as e:
+        span = getattr(e, "span", None)
+        return ("error", type(e).__name__, str(e), _span(span))
+    except ValueError as e:  # pragma: no cover - parse_modules turns these into HloLayoutError
+        return ("ValueError", str(e))
+    return ("ok", tuple(_module(m) for m in modules))
+
+
+def _same(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple:
+    compiled = _outcome(text, True, monkeypatch)
+    assert compiled == _outcome(text, False, monkeypatch)
+    return compiled
+
+
+@pytest.mark.parametrize("path", FILES, ids=[corpus_id(p) for p in FILES])
+def test_corpus_dump(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _same(read_text(path), monkeypatch)[0] == "ok"
+
+
+def _conformance_sample() -> list[Path]:
+    """The committed xla-tests subset and every 20th file of the team's whole set."""
+    shared = sorted(SHARED_XLA_TESTS.glob("*.hlo.txt"))[::20] if SHARED_XLA_TESTS.is_dir() else []
+    return XLA_TESTS + shared
+
+
+def test_conformance_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _conformance_sample()
+    assert paths
+    for path in paths:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        compiled = _outcome(text, True, monkeypatch)
+        assert compiled == _outcome(text, False, monkeypatch), path.name
+
+
+def _body(n: int) -> str:
+    lines = ["HloModule m, is_scheduled=true", "", "ENTRY %main (p0: f32[8]{0}) -> f32[8]{0} {"]
+    lines.append("  %p0 = f32[8]{0} parameter(0)")
+    for k in range(n):
+        lines.append(
+            f"  %a.{k} = f32[8]{{0}} add(f32[8]{{0}} %p0, %p0), "
+            f'metadata={{op_name="jit(f)/add" source_line={k}}}'
+            if k % 7 == 3
+            else f'  %a.{k} = f32[8]{{0}} add(%p0, %p0), metadata={{op_name="f/{k}"}}'
+        )
+    lines.append(f"  ROOT %t = (f32[8]{{0}}, s32[]) tuple(%a.{n - 1}, %a.0#0)")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+SMALL = read_text(FILES[0]) if FILES else _body(20)
+
+
+def test_truncations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dump cut anywhere: same tree or same error, at the same place."""
+    text = SMALL
+    rng = random.Random(13)
+    for cut in sorted({len(text) - 200, *rng.sample(range(1, len(text)), 40)}):
+        if cut > 0:
+            _same(text[:cut], monkeypatch)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.data())
+def test_random_edits(monkeypatch: pytest.MonkeyPatch, data: st.DataObject) -> None:
+    """Law: for any edit of a real dump (bytes flipped, characters from anywhere in Unicode,
+    blanks and brackets put in), both scanners agree on the tree or on the error."""
+    text = _body(12)
+    edits = data.draw(st.integers(1, 6))
+    for _ in range(edits):
+        at = data.draw(st.integers(0, len(text) - 1))
+        new = data.draw(
+            st.one_of(
+                st.sampled_from(list(" \t\r\f\v\x00,%#(){}[]<>=\"'\\/*-+ROOT_")),
+                st.characters(),
+                st.text(max_size=4),
+            )
+        )
+        text = text[:at] + new + text[at + data.draw(st.integers(0, 2)) :]
+    _same(text, monkeypatch)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "  %é = f32[8]{0} add(%p0, %p0)",
+        "  %a = f32[8]{0} add(%p0, %pé)",
+        '  %a = f32[8]{0} add(%p0, %p0), metadata={op_name="ü😀"}',
+        "  %a = f32[8]{0} add(%p0, %p0)\u00a0",
+        "  %a = f32[8]{0} add(%p0,\u2003%p0)",
+        "  %a = f32[8]{0} constant(é)",
+        "  ROOT = f32[8]{0} add(%p0, %p0)",
+        "  ROOT\t%a = f32[8]{0} add( %p0 ,\t%p0 )",
+        "  ROOT  ROOT = f32[8]{0} add(%p0, %p0)",
+        "  %a = f32[8]{0} parameter(-1)",
+        "  %a = f32[8]{0} parameter(" + "9" * 5000 + ")",
+        "  %a = f32[8]{0} get-tuple-element(%p0#" + "9" * 5000 + ")",
+        "  %a = f32[8]{0} add(%p0#1, %p0)",
+        "  %a = f32[8]{0} add(%p0#, %p0)",
+        "  %a = f32[8]{0} add(%p0->x)",
+        "  %a-b = f32[8]{0} add(%p0, %p0)",
+        "  %a = ((f32[8]{0}, (s32[])), f32[]) tuple(%p0)",
+        "  %a = ((((f32[8]{0})))) tuple(%p0)",
+        "  %a = f32[8]{0 add(%p0)",
+        "  %a = f32[8]{0} add(%p0), ",
+        "  %a = f32[8]{0} add(%p0), x=",
+        "  %a = f32[8]{0} add(%p0), x={",
+        "  %a = f32[8]{0} add(%p0) junk",
+        "  %a = f32[8]{0} add(%p0) // comment",
+        "  %a = f32[8]{0} add(%p0) /* comment",
+        "  %a = f32[8]{0} add(%p0\x00)",
+        "  %a = f32[8]{0} ad\x00d(%p0)",
+        "  %a = f32[" + "9" * 300 + "]{0} add(%p0)",
+        "  %a = f32[8]{0} add(" + ", ".join(["%p0"] * 20_000) + ")",
+        '  %a = f32[8]{0} add(%p0), metadata={op_name="' + "x" * 200_000 + '"}',
+        "  %a = f32[8]{0} add(%p0), k=" + "{" * 3000 + "}" * 3000,
+    ],
+    ids=lambda line: repr(line[:40]) + (f"+{len(line) - 40}" if len(line) > 40 else ""),
+)
+def test_hostile_lines(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Non-ASCII, NUL, huge numbers, long lines, deep brackets: same tree or same error."""
+    head = "HloModule m\n\nENTRY %main (p0: f32[8]{0}) -> f32[8]{0} {\n"
+    head += "  %p0 = f32[8]{0} parameter(0)\n"
+    for tail in ("  ROOT %r = f32[8]{0} copy(%p0)\n}\n", ""):
+        _same(head + line + "\n" + tail, monkeypatch)
+
+
+def test_the_compiled_loop_takes_common_lines() -> None:
+    """Not a fallback in disguise: `run` takes every line of a plain computation body."""
+    assert COMPILED is not None
+    # Lines with an operand's shape written inline are the Python's (_slow_instruction).
+    lines = [x for x in _body(30).split("\n") if "(f32[8]{0} %p0" not in x]
+    source = Source("\n".join(lines), "x")
+    instructions: list[Instruction] = []
+    start = sum(len(x) + 1 for x in lines[:3])
+    index, offset = COMPILED.run(lines, 3, start, instructions, _ctx(source))
+    assert lines[index] == "}"
+    assert len(instructions) == index - 3 > 25
+    assert offset == sum(len(x) + 1 for x in lines[:index])
+    assert instructions[-1].is_root and instructions[-1].operands[1].index == 0
+
+
+def _ctx(source: Source) -> tuple:
+    from hlo_layout.errors import Span
+    from hlo_layout.syntax.tree import Operand
+
+    split = scan.functools.partial(scan._split_tail, source)
+    memos: tuple[dict, ...] = ({}, {}, {}, {})
+    return (
+        source,
+        *memos,
+        scan._shape,
+        scan._tail_kind,
+        LazyAttributes,
+        split,
+        Instruction,
+        Operand,
+        Span,
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (),
+        ("not a list", 0, 0, [], None),
+        ([], 0, 0, [], (1, 2)),
+        ([1], 0, 0, [], "ctx"),
+        ([], "x", 0, [], "ctx"),
+    ],
+)
+def test_run_checks_its_arguments(args: tuple) -> None:
+    assert COMPILED is not None
+    args = tuple(_ctx(Source("", "x")) if a == "ctx" else a for a in args)
+    with pytest.raises(TypeError):
+        COMPILED.run(*args)
+
+
+def test_run_rejects_a_non_string_line() -> None:
+    assert COMPILED is not None
+    with pytest.raises(TypeError):
+        COMPILED.run([b"  %a = f32[] add(%b)"], 0, 0, [], _ctx(Source("", "x")))
+
+
+# NOTE: [long operand lists] in scan.py: the error of a piece read with its list runs blanked is
+# the whole piece's error. Checked against the grammar alone (engine="lark") on every cut.
+def _long_tuple(n: int) -> str:
+    tiled = "bf16[8,128]{1,0:T(8,128)(2,1)}"
+    shapes = ", ".join(
+        f"/*index={k}*/f32[8]{{0}}" if k % 5 == 0 else tiled if k % 3 else "f32[8]{0}"
+        for k in range(n)
+    )
+    names = ", ".join(f"/*index={k}*/%p0" if k % 5 == 0 else "%p0" for k in range(n))
+    return (
+        "HloModule m\n\nENTRY %main (p0: f32[8]{0}) -> f32[8]{0} {\n"
+        "  %p0 = f32[8]{0} parameter(0)\n"
+        f"  ROOT %t = ({shapes}) tuple({names})\n}}\n"
+    )
+
+
+def _error(text: str, engine: str) -> tuple | None:
+    try:
+        parse_modules(text, "d", engine=engine)
+    except HloLayoutError as e:
+        return type(e).__name__, str(e)
+    return None
+
+
+def test_cut_long_list_same_error_as_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scan, "_ABBREVIATE_ABOVE", 40)
+    text = _long_tuple(60)
+    start = text.index("ROOT")
+    rng = random.Random(5)
+    cuts = sorted({*rng.sample(range(start, len(text)), 60), len(text) - 5, len(text) - 200})
+    blanked = 0
+    for cut in cuts:
+        piece = text[:cut]
+        if scan._OPERAND_RUN.search(piece):
+            blanked += 1
+        assert _error(piece, "auto") == _error(piece, "lark"), cut
+    assert blanked > 30
+
+
+def test_cut_long_list_is_fast_in_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The blanked piece is what the grammar reads first, and it is short in tokens."""
+    seen: list[str] = []
+    real = scan.lark_syntax_error
+
+    def spy(text: str, source: Source, offset: int) -> HloLayoutError | None:
+        seen.append(text)
+        return real(text, source, offset)
+
+    monkeypatch.setattr(scan, "lark_syntax_error", spy)
+    text = _long_tuple(3000)[:-200]
+    error = _error(text, "auto")
+    assert error is not None and "unexpected end of input" in error[1]
+    (short,) = seen
+    assert len(short.split()) < 100 < 3000 < len(text.split())
+
+
+def _reference_nesting(text: str) -> int | None:
+    """The first position nested past MAX_NESTING, by the plain scan the regex replaces."""
+    pattern = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{(\[]+|[})\]]+')
+    depth = 0
+    for m in pattern.finditer(text):
+        run = m.end() - m.start()
+        if text[m.start()] == '"':
+            continue
+        if text[m.start()] in "{([":
+            depth += run
+            if depth > limits.MAX_NESTING:
+                return m.end() - (depth - limits.MAX_NESTING)
+        else:
+            depth = max(0, depth - run)
+    return None
+
+
+def _nesting(text: str) -> int | None:
+    try:
+        limits.check_nesting(Source(text, "x"))
+    except limits.LimitExceeded as e:
+        assert e.span is not None
+        return e.span.start
+    return None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(['"', "\\", " ", "a", "\n", ")", "]", "}", '"x"']),
+            st.sampled_from(["(", "[", "{"]).map(lambda c: c * 400),
+        ),
+        max_size=40,
+    )
+)
+def test_check_nesting_equals_plain_scan(pieces: list[str]) -> None:
+    """Law: the one-match-per-run check finds the very position the plain scan finds."""
+    text = "".join(pieces)
+    assert _nesting(text) == _reference_nesting(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list('ab ,"\\\n{}()[]é')), max_size=60))
+def test_split_top_equals_python(text: str) -> None:
+    """Law: the compiled `_split_top` cuts where the Python one cuts, and declines alike."""
+    assert COMPILED is not None
+    expected: list[tuple[int, int]] | None
+    saved = scan._accel
+    try:
+        scan._accel = None
+        try:
+            expected = scan._split_top(text)
+        except scan.ScanFallback:
+            expected = None
+    finally:
+        scan._accel = saved
+    assert COMPILED.split_top(text) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["p", "%q.1", " ", "\t", ":", ",", "f32[2]", "{0}", "{", "s32[]", "é"]),
+        max_size=12,
+    ).map("".join)
+)
+def test_flat_params_equals_python(text: str) -> None:
+    """Law: the compiled `_flat_params` reads the same parameters, or declines alike."""
+    assert COMPILED is not None
+    saved = scan._accel
+
+    def read(module: ModuleType | None) -> object:
+        scan._accel = module
+        try:
+            return scan._flat_params(text, {})
+        except scan.ScanFallback:
+            return "fallback"
+        finally:
+            scan._accel = saved
+
+    assert read(COMPILED) == read(None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list('a f32[]{}, "\\\n0123é=x')), max_size=50))
+def test_skeleton_equals_python(tail: str) -> None:
+    """Law: the compiled tail skeleton is the Python one, or None where a shape head occurs."""
+    assert COMPILED is not None
+    replaced = scan._TAIL_STRING.sub('""', tail)
+    expected = None if scan._HAS_ARRAY.search(replaced) else scan._DIGITS.sub("0", replaced)
+    assert COMPILED.skeleton(tail) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "(",
+                ")",
+                ", ",
+                " ",
+                "\t",
+                "->",
+                ":",
+                "\n",
+                "é",
+                "b(",
+                "<1>",
+                "{0}",
+                "f32[]",
+                "%q: s32[]",
+                "p: f32[2]{0}",
+                "bf16[3,4]{1,0}",
+                "(f32[], s32[])",
+            ]
+        ),
+        max_size=10,
+    ).map("".join)
+)
+def test_signature_equals_python(text: str) -> None:
+    """Law: the compiled `_signature` reads what the Python reads, or declines alike."""
+    assert COMPILED is not None
+    saved = scan._accel
+
+    def read(module: ModuleType | None) -> object:
+        scan._accel = module
+        try:
+            return scan._signature(text, {})
+        except (scan.ScanFallback, HloLayoutError) as e:
+            return type(e).__name__
+        finally:
+            scan._accel = saved
+
+    assert read(COMPILED) == read(None)

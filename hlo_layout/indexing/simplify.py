@@ -22,6 +22,8 @@ crashing. One XLA bug is kept on purpose because XLA's own test pins it: the ran
 divides by a negative constant, and the property tests keep constraint divisors positive.
 Finally (4), `simplify` repeats the constraint stage after a mod-constraint merge moved a bound,
 which makes it idempotent; XLA may need a second `Simplify()` call to drop such a constraint.
+And (5), the gcd that splits a constraint sum is positive: XLA keeps a lone negative multiplier
+as its gcd, which made `s0 * -2 + s1 in [0, 0]` the wider `s0 in [0, 0]` (property tests).
 """
 
 from __future__ import annotations
@@ -358,7 +360,9 @@ class _ExprSimplifier:
                 gcd = multiplier if gcd is None else math.gcd(gcd, multiplier)
         if gcd is None or gcd in (0, 1):
             return _ZERO, 1, total
-        g = gcd
+        # Deviation (NOTE [deviations from XLA], 5): a lone negative multiplier is XLA's gcd as
+        # is, and `s0 * -2 + s1 in [0, 0]` then became `s0 in [0, 0]`, dropping s1 = 2 * s0.
+        g = abs(gcd)
         not_multiplied = _ZERO
 
         def scale(expr: AffineExpr) -> AffineExpr:

@@ -233,3 +233,14 @@ def test_evaluate_domain_matches_pointwise_evaluation(m: IndexingMap) -> None:
         assert contains_point(m, *_values(m, tuple(point)))
         assert list(evaluate_map(m, *_values(m, tuple(point)))) == row
     assert points.dtype == np.int64
+
+
+def test_a_negative_lone_multiplier_keeps_its_constraint() -> None:
+    """Hypothesis' counterexample: `s1 = 2 * s0` on [0, 1]^2 is the point (0, 0) only."""
+    from hlo_layout.indexing import Interval, Variable
+    from hlo_layout.indexing.expr import sym
+
+    two = (Variable(Interval(0, 1)), Variable(Interval(0, 1)))
+    m = IndexingMap((), (), two, (), ((sym(0) * -2 + sym(1), Interval(0, 0)),))
+    for keep in (False, True):
+        assert point_results(simplify(m, preserve_point_dims=keep)) == point_results(m)

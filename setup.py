@@ -11,7 +11,9 @@ Each extension in `accel/` speeds up one hot loop whose pure-Python twin stays i
 from setuptools import Extension, find_packages, setup
 
 #: (module name, C sources). Add one line per accelerator.
-ACCELERATORS: list[tuple[str, list[str]]] = []
+ACCELERATORS: list[tuple[str, list[str]]] = [
+    ("_hlo_layout_heap", ["accel/heap.c"]),  # memory/heap_simulator.py _Packer
+]
 
 setup(
     packages=[*find_packages(include=["hlo_layout", "hlo_layout.*"]), "hlo_layout.grammars"],

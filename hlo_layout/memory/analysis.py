@@ -9,8 +9,8 @@ result's `to_dict()` is one element of `hlo-layout memory --format json`'s `modu
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate
@@ -363,12 +363,21 @@ def _analyze(
     n_steps = lr.end_time + 1
     diffs: dict[int, list[int]] = {}
     buffers: list[tuple[int, int, int, Callable[[], LiveBuffer]]] = []
+    ranges = lr.ranges
     for n, buffer in enumerate(alias.buffers):
-        ranged = [(lr.ranges[v.id], v) for v in buffer if v.id in lr.ranges]
-        if not ranged:
-            continue
-        start = min(r.start for r, _ in ranged)
-        end = max(r.end for r, _ in ranged)
+        if len(buffer) == 1:  # most buffers: no min, max or key function to call
+            rep = buffer[0]
+            one = ranges.get(rep.id)
+            if one is None:
+                continue
+            start, end = one.start, one.end
+        else:
+            ranged = [(ranges[v.id], v) for v in buffer if v.id in ranges]
+            if not ranged:
+                continue
+            start = min(r.start for r, _ in ranged)
+            end = max(r.end for r, _ in ranged)
+            rep = max(ranged, key=lambda rv: (assigner.size[rv[1].id], -rv[1].id))[1]
         size = assigner.buffer_size[n]
         color = assigner.buffer_color[n]
         d = diffs.get(color)
@@ -376,7 +385,6 @@ def _analyze(
             d = diffs[color] = [0] * (n_steps + 1)
         d[start] += size
         d[min(end, n_steps - 1) + 1] -= size
-        rep = max(ranged, key=lambda rv: (assigner.size[rv[1].id], -rv[1].id))[1]
         alloc = assigner.allocation_of_value.get(rep.id)
         kind = _allocation_kind(alloc.kind, alloc.live_out) if alloc else "temp"
         buffers.append(

@@ -12,7 +12,8 @@ from setuptools import Extension, find_packages, setup
 
 #: (module name, C sources). Add one line per accelerator.
 ACCELERATORS: list[tuple[str, list[str]]] = [
-    ("_hlo_layout_scan", ["accel/scan.c"]),
+    ("_hlo_layout_scan", ["accel/scan.c"]),  # syntax/scan.py, the line loop
+    ("_hlo_layout_heap", ["accel/heap.c"]),  # memory/heap_simulator.py _Packer
 ]
 
 setup(

@@ -167,7 +167,7 @@ class AliasAnalysis:
             for v in flat[1:]:
                 self._union(flat[0].id, v.id)
 
-        for init, body_param, cond_param, root, result in getattr(df, "while_sets", []):
+        for init, body_param, cond_param, root, result in df.while_sets:
             for index in set(init) | set(result) | set(body_param):
                 union_sets([d.get(index, ()) for d in (init, body_param, cond_param, root, result)])
         for c in module.computations:

@@ -7,7 +7,7 @@ CombineTempAllocations (after XLA's unstable std::partition of the allocation li
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -582,6 +582,7 @@ class _ReuseIndex:
         self.gap_start = np.zeros(64, dtype=np.int64)
         self.gap_end = np.zeros(64, dtype=np.int64)
         self.gap_owner: list[int] = []
+        self.gap_owner_at = np.zeros(64, dtype=np.int64)  # gap_owner as an array
         self.dead = 0
 
     def register(self, a: Allocation) -> None:
@@ -628,6 +629,8 @@ class _ReuseIndex:
         if k == len(self.gap_start):
             self.gap_start = np.resize(self.gap_start, 2 * k)
             self.gap_end = np.resize(self.gap_end, 2 * k)
+            self.gap_owner_at = np.resize(self.gap_owner_at, 2 * k)
+        self.gap_owner_at[k] = owner
         self.gap_start[k] = start
         self.gap_end[k] = end
         self.gap_owner.append(owner)
@@ -642,16 +645,24 @@ class _ReuseIndex:
         for pos, slots in enumerate(old_owned):
             self.owned[pos] = [self._append(starts[k], ends[k], pos) for k in slots]
 
-    def candidates(self, start: int, end: int) -> list[int]:
-        """Allocation indices with a gap holding [start, end], last registered first."""
+    def candidates(self, start: int, end: int) -> Iterator[int]:
+        """Allocation indices with a gap holding [start, end], last registered first; found when
+        called, listed as consumed (the caller stops at the first that takes the buffer, and
+        thousands may qualify)."""
         n = len(self.gap_owner)
         if not n:
-            return []
+            return iter(())
         hit = np.flatnonzero((self.gap_start[:n] <= start) & (self.gap_end[:n] >= end))
-        owner = self.gap_owner
-        order = sorted({owner[k] for k in hit.tolist()}, reverse=True)
+        return self._by_owner(self.gap_owner_at[hit])
+
+    def _by_owner(self, owners: np.ndarray) -> Iterator[int]:
+        """The allocations owning these gaps, highest registration first, one at a time: the
+        caller reads a few of hundreds, so no sort."""
         indices = self.order
-        return [indices[p] for p in order]
+        while len(owners):
+            top = int(owners.max())
+            yield indices[top]
+            owners = owners[owners < top]
 
 
 def _passes_screen(a: Allocation, start: int, end: int) -> bool:

@@ -126,6 +126,8 @@ class DataflowAnalysis:
         self.kinds = computation_kinds(module)
         self.callee_of: dict[str, tuple[Computation, Instruction]] = {}
         self._split: dict[int, tuple[ValueSet, dict[int, ValueSet]]] = {}
+        #: Per while: (init, body parameter, condition parameter, body root, result) sets.
+        self.while_sets: list[tuple[ValueSet, ValueSet, ValueSet, ValueSet, ValueSet]] = []
         self._define_values()
         self._evaluate(entry, None)
         self._positions_and_uses()
@@ -305,14 +307,17 @@ class DataflowAnalysis:
         if cond is not None:
             self.callee_of[cond.name] = (c, i)
         param = body.parameter_instructions[0] if body.parameter_instructions else None
-        mark = len(self.values)
+        mark, while_mark = len(self.values), len(self.while_sets)
         # Pass 1: every element a phi, to see which elements the body passes through unchanged.
+        # Its phis are dropped afterwards, and so are the sets of the loops nested in the body
+        # that it recorded (they hold those phis; pass 2 records them again).
         trial: ValueSet = {}
         for index, s in subshapes(i.shape):
             trial[index] = (self._new_phi(body, param or i, index, s),)
         root1 = yield body, [trial]
         through = {idx for idx, vs in trial.items() if root1.get(idx) == vs}
         del self.values[mark:]
+        del self.while_sets[while_mark:]
         # Pass 2 (PhiGraph::Optimize): passed-through elements keep the init value.
         body_param: ValueSet = {}
         cond_param: ValueSet = {}
@@ -335,7 +340,6 @@ class DataflowAnalysis:
         for index in phis:
             s = subshape(i.shape, index) or i.shape
             result[index] = (self._new_phi(c, i, index, s),)
-        self.while_sets = getattr(self, "while_sets", [])
         self.while_sets.append((init, body_param, cond_param, root, result))
         return result
 

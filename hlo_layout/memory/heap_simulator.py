@@ -5,7 +5,8 @@ orders; the smaller heap wins, as ChooseBestHeapAlgorithm does).
 Free space is found among the committed chunks overlapping the buffer in time, selected from
 one array of all intervals sorted by start (every interval is known before packing) instead of
 XLA's interval tree; the chunk chosen is XLA's: the smallest free gap that fits the aligned
-request, lowest offset on ties (see _Packer).
+request, lowest offset on ties (see _Packer). The packing loop has a compiled twin
+(`accel/heap.c`, `_hlo_layout_heap`), used when built; the Python loop is the reference.
 """
 
 from __future__ import annotations
@@ -13,8 +14,14 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
+
+from hlo_layout import accel
+
+#: The compiled packing loop (accel/heap.c) or None: `_Packer.pack` then runs the Python loop.
+_HEAP = accel.load("_hlo_layout_heap", 1)
 
 INF = 1 << 62
 
@@ -308,6 +315,9 @@ class _Packer:
             ids = np.flatnonzero(ends[:p] >= c)
             self.alive.append(ids)
             self.alive_lists.append(ids.tolist())
+        self._flat_cache: tuple[np.ndarray, ...] | None = None
+        empty = np.zeros(0, dtype=np.int64)
+        self._orders: tuple[np.ndarray, np.ndarray, list[int]] = (empty, empty, [])
 
     def lower_bound(self, alignment: int) -> int:
         """A heap size no packing can go below.
@@ -337,6 +347,68 @@ class _Packer:
         return max(int(np.cumsum(plain).max()), r - min(waste, alignment - 1))
 
     def pack(self, alignment: int, temporal: bool) -> HeapResult:
+        """One GlobalDecreasingSizeBestFitHeap::Finish: compiled when built, else in Python."""
+        if _HEAP is not None:
+            return self._pack_compiled(_HEAP, alignment, temporal)
+        return self._pack_python(alignment, temporal)
+
+    def _flat(self) -> tuple[np.ndarray, ...]:
+        """The index as int64 arrays for the compiled loop (see accel/heap.c), made once.
+
+        Leaders are numbered in `self.groups` order; returns (gptr, gmem, starts, ends, sizes,
+        aptr, aids, spatial order, temporal order)."""
+        if self._flat_cache is None:
+            by_start = sorted(self.intervals.values(), key=lambda iv: (iv.start, iv.key))
+            position = self.position
+            sizes = np.array([iv.size for iv in by_start], dtype=np.int64)
+            ends = np.array([iv.end for iv in by_start], dtype=np.int64)
+            leaders = list(self.groups)
+            lens = [len(self.groups[k]) for k in leaders]
+            gptr = np.zeros(len(leaders) + 1, dtype=np.int64)
+            np.cumsum(lens, out=gptr[1:])
+            gmem = np.array(
+                [position[g.key] for k in leaders for g in self.groups[k]], dtype=np.int64
+            )
+            lead = np.array([position[k] for k in leaders], dtype=np.int64)
+            keys = np.array(leaders, dtype=np.int64)
+            own_start, own_end, own_size = self.start_array[lead], ends[lead], sizes[lead]
+            group_end = np.maximum.reduceat(ends[gmem], gptr[:-1]) if len(leaders) else own_end
+            # The keys of _pack_python's sort; the value id makes each key unique.
+            spatial = np.lexsort((keys, own_start - own_end, -own_size))
+            temporal = np.lexsort((keys, -own_size, own_start - group_end))
+            aptr = np.zeros(len(self.alive) + 1, dtype=np.int64)
+            np.cumsum([len(a) for a in self.alive], out=aptr[1:])
+            aids = (
+                np.concatenate(self.alive).astype(np.int64)
+                if self.alive
+                else np.zeros(0, dtype=np.int64)
+            )
+            self._flat_cache = (gptr, gmem, self.start_array, ends, sizes, aptr, aids)
+            self._orders = (spatial.astype(np.int64), temporal.astype(np.int64), leaders)
+        return self._flat_cache
+
+    def _pack_compiled(self, heap_module: ModuleType, alignment: int, temporal: bool) -> HeapResult:
+        flat = self._flat()
+        spatial, temporal_order, leaders = self._orders
+        order = temporal_order if temporal else spatial
+        out = np.zeros(len(self.starts), dtype=np.int64)
+        gptr, gmem, starts, ends, sizes, aptr, aids = flat
+        heap = heap_module.pack(
+            order, gptr, gmem, starts, ends, sizes, aptr, aids, self.stride, alignment, out
+        )
+        # The dicts in the Python loop's order (packing order, each group's members in turn).
+        at = out.tolist()
+        position, groups = self.position, self.groups
+        offsets: dict[int, int] = {}
+        sizes_of: dict[int, int] = {}
+        for j in order.tolist():
+            for g in groups[leaders[j]]:
+                offsets[g.key] = at[position[g.key]]
+                sizes_of[g.key] = g.size
+        return HeapResult(int(heap), offsets, sizes_of)
+
+    def _pack_python(self, alignment: int, temporal: bool) -> HeapResult:
+        """The reference packing loop (the compiled one must give the same HeapResult)."""
         groups = self.groups
 
         def key(iv: Interval) -> tuple[int, int, int]:

@@ -164,7 +164,10 @@ class Instruction(NamedTuple):
         )
 
     def attr(self, key: str) -> Attribute | None:
-        for a in self.attributes:
+        attributes = self.attributes
+        if type(attributes) is LazyAttributes and key not in attributes._text:
+            return None  # the key is not written in the tail: no need to split it
+        for a in attributes:
             if a.key == key:
                 return a
         return None
@@ -290,7 +293,10 @@ class Module:
     _cache: dict[str, object] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def attr(self, key: str) -> Attribute | None:
-        for a in self.attributes:
+        attributes = self.attributes
+        if type(attributes) is LazyAttributes and key not in attributes._text:
+            return None  # the key is not written in the tail: no need to split it
+        for a in attributes:
             if a.key == key:
                 return a
         return None

@@ -160,15 +160,16 @@ def shared_traces(draw: st.DrawFn) -> Events:
 def test_fast_best_fit_equals_reference(
     events: Events, alignment: int, temporal: bool, vector_from: int
 ) -> None:
-    """Same offsets and heap size as the reference, in both sort orders, whether the gap search
-    runs in Python or in numpy (`_VECTOR_FROM` forced either way)."""
-    saved = heap_simulator._VECTOR_FROM
-    heap_simulator._VECTOR_FROM = vector_from
+    """Same offsets and heap size as the reference, in both sort orders, whether the Python
+    loop's gap search runs in Python or in numpy (`_VECTOR_FROM` forced either way; the
+    compiled loop, when built, is off here: test_heap_accel.py proves it equal to this one)."""
+    saved = heap_simulator._VECTOR_FROM, heap_simulator._HEAP
+    heap_simulator._VECTOR_FROM, heap_simulator._HEAP = vector_from, None
     try:
         fast = best_fit(events, alignment, temporal)
         both = best_fit_both(events, alignment)[1 if temporal else 0]
     finally:
-        heap_simulator._VECTOR_FROM = saved
+        heap_simulator._VECTOR_FROM, heap_simulator._HEAP = saved
     slow = _reference_best_fit(events, alignment, temporal)
     assert fast.offsets == slow.offsets
     assert fast.sizes == slow.sizes

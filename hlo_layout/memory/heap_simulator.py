@@ -21,7 +21,7 @@ import numpy as np
 from hlo_layout import accel
 
 #: The compiled packing loop (accel/heap.c) or None: `_Packer.pack` then runs the Python loop.
-_HEAP = accel.load("_hlo_layout_heap", 1)
+_HEAP = accel.load("_hlo_layout_heap", accel.ABIS["_hlo_layout_heap"])
 
 INF = 1 << 62
 

@@ -21,7 +21,7 @@ import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Union, cast
 
 import numpy as np
 
@@ -344,9 +344,8 @@ class _Builder:
         return m
 
     def _vars(self, space: VarSpace) -> list[Variable]:
-        variables = _space_vars(self, space)
-        assert isinstance(variables, list)  # a builder's own, changed in place by its callers
-        return variables
+        # A builder's own lists (changed in place by its callers), so the cast is exact.
+        return cast(list[Variable], _space_vars(self, space))
 
     def var_bound(self, v: AffineExpr) -> Interval:
         return self._vars(v.space)[v.value].bounds

@@ -9,9 +9,9 @@ only what those read, and runs the very same code on it at the end of the module
 
 Kept per instruction: name, opcode, shape (shared with every other instruction of that shape
 text), operands (the parsed tuple itself), is_root, parameter_number, shape_inferred, and of the
-attributes only SKELETON_ATTRIBUTES, without spans. Dropped: spans (they pin the chunk's source
-text), every other attribute (`metadata`, `backend_config`, `sharding`, ...: the peak JSON
-shows no `op_name`), literals' text, and the computation's signature and attributes.
+attributes only SKELETON_ATTRIBUTES and READ_BY_OPCODE, without spans. Dropped: spans (they pin
+the chunk's source text), every other attribute (`metadata`, `backend_config`, `sharding`, ...:
+the peak JSON shows no `op_name`), literals' text, and the computation's signature and attributes.
 
 Not kept, so the caller passes it: the backend the module was compiled for, which
 `memory.detect_backend` reads off attribute text (GPU custom calls and backend configs); the
@@ -43,13 +43,21 @@ SKELETON_ATTRIBUTES = frozenset(
         "custom_call_target",  # cuBLASLt's workspace never shares (assigner.can_share)
     )
 )
-#: Opcodes whose `backend_config` the analysis reads too (an NVSHMEM all-reduce-start is not in
-#: place: memory/alias.output_operand_pairs); every other backend_config is dropped.
-CONFIG_READ_BY = frozenset({"all-reduce-start"})
+#: Attributes the analysis reads of some opcodes only, kept on those: an NVSHMEM all-reduce is
+#: not in place (memory/alias.output_operand_pairs, gpu_alias.gpu_may_alias), cuBLASLt's bias
+#: is overwritten only with a non-zero beta, and a reduce's `dimensions` tell whether it is the
+#: reduction emitter's hero (gpu_alias). Every other backend_config and dimensions is dropped.
+READ_BY_OPCODE: dict[str, frozenset[str]] = {
+    "all-reduce-start": frozenset({"backend_config"}),
+    "all-reduce": frozenset({"backend_config"}),
+    "custom-call": frozenset({"backend_config"}),
+    "reduce": frozenset({"dimensions"}),
+}
+_NONE: frozenset[str] = frozenset()
 
 
 def _kept(opcode: str, key: str) -> bool:
-    return key in SKELETON_ATTRIBUTES or (key == "backend_config" and opcode in CONFIG_READ_BY)
+    return key in SKELETON_ATTRIBUTES or key in READ_BY_OPCODE.get(opcode, _NONE)
 
 
 def skeleton_instruction(instruction: Instruction) -> Instruction:
@@ -123,6 +131,7 @@ class SkeletonSpool:
         ids = self._shape_ids
         shape_id = self._shape_id
         kept_keys = SKELETON_ATTRIBUTES
+        by_opcode = READ_BY_OPCODE
         rows = []
         for i in computation.instructions:
             name, opcode, shape, operands, attributes, is_root, _, number, _, inferred = i
@@ -143,7 +152,7 @@ class SkeletonSpool:
                     [
                         (a.key, a.raw)
                         for a in attributes
-                        if a.key in kept_keys or (opcode in CONFIG_READ_BY and _kept(opcode, a.key))
+                        if a.key in kept_keys or (opcode in by_opcode and _kept(opcode, a.key))
                     ]
                     if attributes
                     else (),
@@ -241,7 +250,7 @@ class BackendVote:
 
 
 __all__ = [
-    "CONFIG_READ_BY",
+    "READ_BY_OPCODE",
     "SKELETON_ATTRIBUTES",
     "BackendVote",
     "SkeletonSpool",

@@ -130,3 +130,56 @@ def test_backend_vote_prefers_tiled_layouts_over_gpu_marks() -> None:
     assert vote.backend(None).name == "gpu"
     vote.add(module.computations[1])
     assert vote.backend(None).name == "tpu" == detect_backend(module)[0].name
+
+
+def test_skeleton_keeps_what_the_gpu_sharing_hints_read() -> None:
+    """The GPU hints read a reduce's `dimensions` (is it the reduction emitter's hero?), an
+    all-reduce's and a cuBLASLt call's `backend_config` (NVSHMEM; beta): on the skeleton they
+    give every verdict they give on the whole tree."""
+    from hlo_layout.memory.dataflow import subshapes
+    from hlo_layout.memory.gpu_alias import gpu_may_alias
+
+    (module,) = parse_modules(
+        "HloModule m, is_scheduled=true\n"
+        "%mx (a: f32[], b: f32[]) -> f32[] {\n"
+        "  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
+        "  ROOT %m = f32[] maximum(%a, %b)\n}\n"
+        "%f (l: f32[3,40], r: f32[3,40]) -> (f32[], f32[3,40]) {\n"
+        "  %l = f32[3,40]{1,0} parameter(0)\n  %r = f32[3,40]{1,0} parameter(1)\n"
+        "  %add = f32[3,40]{1,0} add(%l, %r)\n  %bc = f32[120]{0} bitcast(%add)\n"
+        "  %init = f32[] constant(-inf)\n"
+        "  %max = f32[] reduce(%bc, %init), dimensions={0}, to_apply=%mx\n"
+        "  ROOT %t = (f32[], f32[3,40]{1,0}) tuple(%max, %add)\n}\n"
+        "ENTRY %e (x: f32[3,40], y: f32[3,40], z: f32[4,4]) -> f32[4,4] {\n"
+        "  %x = f32[3,40]{1,0} parameter(0)\n  %y = f32[3,40]{1,0} parameter(1)\n"
+        "  %z = f32[4,4]{1,0} parameter(2)\n"
+        "  %fu = (f32[], f32[3,40]{1,0}) fusion(%x, %y), kind=kLoop, calls=%f\n"
+        '  %ar = f32[4,4]{1,0} all-reduce(%z), to_apply=%mx, backend_config="nvshmem"\n'
+        "  %g = (f32[4,4]{1,0}, s8[64]{0}) custom-call(%z, %z, %ar),"
+        ' custom_call_target="__cublas$lt$matmul",'
+        ' backend_config={"gemm_backend_config":{"beta":1}}\n'
+        "  ROOT %o = f32[4,4]{1,0} get-tuple-element(%g), index=0\n}\n",
+        "m.hlo",
+    )
+    skeleton, _ = _skeleton(module)
+
+    def verdicts(m: Module) -> list[bool | None]:
+        out = []
+        entry = m.entry
+        assert entry is not None
+        for user in entry.instructions:
+            body = m.computation(user.called_computations[0]) if user.opcode == "fusion" else None
+            users: dict = {}
+            for i in body.instructions if body is not None else ():
+                for o in i.operands:
+                    users.setdefault(o.name, []).append(i)
+            for k, o in enumerate(user.operands):
+                operand = entry.resolve(o)
+                assert operand is not None
+                for index, _ in subshapes(user.shape):
+                    out.append(gpu_may_alias([k], operand.shape, user, index, body, users))
+        return out
+
+    full = verdicts(module)
+    assert True in full and False in full  # the hints do decide here
+    assert verdicts(skeleton) == full

@@ -40,7 +40,7 @@ def output_operand_pairs(i: Instruction, module: Module, depth: int = 0) -> list
     opcode that writes one (XLA reads it on custom-call, fusion and async-start)."""
     op = i.opcode
     if op in _DEFAULT_IN_PLACE:
-        if op == "all-reduce-start" and "nvshmem" in _backend_config(i).lower():
+        if op == "all-reduce-start" and uses_nvshmem(i):
             return []  # nvshmem's one-shot all-reduce needs separate buffers
         n = len(i.operands)
         if op == "scatter":
@@ -78,9 +78,11 @@ def _declared_pairs(i: Instruction) -> list[Pair]:
     return [(_idx(m.group(1)), int(m.group(2)), _idx(m.group(3))) for m in _PAIR_RE.finditer(a.raw)]
 
 
-def _backend_config(i: Instruction) -> str:
+def uses_nvshmem(i: Instruction) -> bool:
+    """An all-reduce run by NVSHMEM (its backend config says so), which needs an output buffer
+    of its own (alias_info.cc, nvptx_alias_info.cc)."""
     a = i.attr("backend_config")
-    return a.raw if a is not None else ""
+    return a is not None and "nvshmem" in a.raw.lower()
 
 
 def _permute_pairs(out: Shape | None, prefix: Index) -> list[Pair]:

@@ -16,7 +16,7 @@ from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis, output_operand_pairs
 from hlo_layout.memory.backend import Backend
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue, Index, subshape
-from hlo_layout.memory.gpu_alias import gpu_may_alias
+from hlo_layout.memory.gpu_alias import CUBLAS_LT_TARGETS, custom_call_target, gpu_may_alias
 from hlo_layout.memory.heap_simulator import (
     Events,
     HeapResult,
@@ -326,7 +326,11 @@ class BufferAssigner:
         and custom calls. Deviation: a call never shares (XLA allows it when the callee's
         root is elementwise on the operand and that is its only other use)."""
         op = user.opcode
-        if op == "custom-call" and user_index == (1,) and _is_cublas_lt(user):
+        if (
+            op == "custom-call"
+            and user_index == (1,)
+            and custom_call_target(user) in CUBLAS_LT_TARGETS
+        ):
             return False  # cuBLASLt's workspace
         if operand.opcode == "constant":
             return False
@@ -672,14 +676,6 @@ def _passes_screen(a: Allocation, start: int, end: int) -> bool:
         return True
     j = bisect.bisect_left(a.ranges, (end,))
     return not (j and a.ranges[j - 1][1] > start)
-
-
-def _is_cublas_lt(i: Instruction) -> bool:
-    target = i.attr("custom_call_target")
-    return target is not None and target.raw.strip('"') in (
-        "__cublas$lt$matmul",
-        "__cublas$lt$matmul$f8",
-    )
 
 
 def _transitive_uses_elementwise(start: Instruction, users: dict[str, list[Instruction]]) -> bool:

@@ -25,14 +25,19 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
 
+from hlo_layout.errors import HloLayoutError
 from hlo_layout.layout.size import element_storage_bits
+from hlo_layout.memory.alias import uses_nvshmem
 from hlo_layout.memory.dataflow import Index, subshape
+from hlo_layout.syntax.attrs import int_list
 from hlo_layout.syntax.opcodes import ELEMENTWISE, elementwise_on_operand
 from hlo_layout.syntax.shape import ArrayShape, Layout, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction
 
 #: cuBLASLt's matmul, whose bias operand (2) may be overwritten in place (beta != 0).
 CUBLAS_LT_MATMUL = "__cublas$lt$matmul"
+#: Every cuBLASLt matmul: output 1 is its workspace, which never shares (CanShareBufferWithUser).
+CUBLAS_LT_TARGETS = (CUBLAS_LT_MATMUL, "__cublas$lt$matmul$f8")
 WARP_SIZE = 32
 
 Users = dict[str, list[Instruction]]
@@ -51,14 +56,12 @@ def gpu_may_alias(
     occurrences), `operand_shape` the operand's whole shape (HloInstruction::shape()); `body`
     is the fused computation of a fusion `user` (None otherwise), `users` its name → users."""
     op = user.opcode
-    if op == "all-reduce":
-        config = user.attr("backend_config")
-        if config is not None and "nvshmem" in config.raw.lower():
-            return False
+    if op == "all-reduce" and uses_nvshmem(user):
+        return False
     if op in ("all-reduce", "collective-broadcast"):
         return len(user.operands) == 1 or (len(user_index) == 1 and user_index[0] in numbers)
     if op == "custom-call":
-        if _target(user) == CUBLAS_LT_MATMUL:
+        if custom_call_target(user) == CUBLAS_LT_MATMUL:
             return _gemm_beta(user) != 0.0 and list(numbers) == [2] and tuple(user_index) == (0,)
         return False
     if op == "fusion":
@@ -154,7 +157,8 @@ def fusion_can_share_hint(
     return found
 
 
-def _target(i: Instruction) -> str | None:
+def custom_call_target(i: Instruction) -> str | None:
+    """A custom call's target, unquoted (None when it names none)."""
     a = i.attr("custom_call_target")
     return None if a is None else a.raw.strip('"')
 
@@ -301,10 +305,9 @@ def _dimensions(i: Instruction) -> set[int] | None:
     a = i.attr("dimensions")
     if a is None:
         return None
-    body = a.raw.strip().strip("{}").strip()
     try:
-        return {int(x) for x in body.split(",") if x.strip()}
-    except ValueError:
+        return set(int_list(a))
+    except HloLayoutError:
         return None
 
 
@@ -347,4 +350,10 @@ def _partition(shape: ArrayShape, middle: set[int]) -> tuple[int, int, int]:
     return sizes[0], sizes[1], sizes[2]
 
 
-__all__ = ["fusion_can_share_hint", "gpu_may_alias"]
+__all__ = [
+    "CUBLAS_LT_MATMUL",
+    "CUBLAS_LT_TARGETS",
+    "custom_call_target",
+    "fusion_can_share_hint",
+    "gpu_may_alias",
+]

@@ -22,7 +22,7 @@ from hlo_layout.layout.memory_space import peak_space_name
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
-from hlo_layout.memory.backend import TPU, Backend, backend_named, detect_backend
+from hlo_layout.memory.backend import Backend, backend_named, detect_backend
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.memory.metadata import SourceInfo
@@ -34,8 +34,6 @@ from hlo_layout.syntax.tree import Module
 SCHEMA_VERSION = 1
 #: At most this many numbers per memory space in `timeline` (max-pooled beyond).
 TIMELINE_POINTS = 2000
-#: TPU memory spaces placed by libtpu's closed memory-space assignment (Backend.msa_spaces).
-TPU_MSA_SPACES = TPU.msa_spaces
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,18 +322,15 @@ def _analyze(
     alias = AliasAnalysis(df)
     lr = LiveRange(df, alias)
     assigner = BufferAssigner(df, alias, lr, be)
-    msa: dict[int, int] = {}
-    if be.name == "tpu":
-        for color, size in assigner.temp_allocation_bytes.items():
-            if color in TPU_MSA_SPACES:
-                msa[color] = size
-        if buffer_assignment is not None:
-            for x in buffer_assignment.allocations:
-                if x.is_preallocated_temp and x.color in TPU_MSA_SPACES:
-                    msa[x.color] = 0
-            for x in buffer_assignment.allocations:
-                if x.is_preallocated_temp and x.color in TPU_MSA_SPACES:
-                    msa[x.color] += x.size
+    # Spaces the compiler's closed memory-space assignment places: their temps are ours, or the
+    # compiler's own where its buffer assignment is beside the dump.
+    msa = {c: n for c, n in assigner.temp_allocation_bytes.items() if c in be.msa_spaces}
+    if buffer_assignment is not None:
+        placed: dict[int, int] = {}
+        for x in buffer_assignment.allocations:
+            if x.is_preallocated_temp and x.color in be.msa_spaces:
+                placed[x.color] = placed.get(x.color, 0) + x.size
+        msa.update(placed)
     peak, static, _traces = compute_peak(assigner, msa)
     source = SourceInfo(module)
     sequence = [i.name for _, i in lr.sequence]
@@ -394,7 +389,6 @@ def _analyze(
     timelines: dict[int, list[int]] = {}
     spaces: list[SpacePeak] = []
     colors = sorted(set(diffs) | set(static) | set(assigner.temp_allocation_bytes))
-    tpu = be.name == "tpu"
     for color in colors:
         length = max(1, n_steps - 1)
         deltas = diffs.get(color)
@@ -402,7 +396,7 @@ def _analyze(
         timelines[color] = series
         top = max(series, default=0)
         step = series.index(top) if series else 0
-        estimate = tpu and color in TPU_MSA_SPACES
+        estimate = color in be.msa_spaces
         temp = assigner.temp_allocation_bytes.get(color, 0)
         if estimate and buffer_assignment is not None:
             compiler_temp = sum(

@@ -98,6 +98,17 @@ class LazyAttributes(Sequence[Attribute]):
         return repr(self._get())
 
 
+def find_attribute(attributes: Sequence[Attribute], key: str) -> Attribute | None:
+    """The attribute `key` of an instruction or module, or None. A lazy tail that does not
+    mention the key is not split to learn that."""
+    if type(attributes) is LazyAttributes and key not in attributes._text:
+        return None
+    for a in attributes:
+        if a.key == key:
+            return a
+    return None
+
+
 class Operand(NamedTuple):
     """A use of another instruction's result: `%x`, `%x#1` (tuple element 1), with the operand's
     shape when the dump printed it inline (`fusion(bf16[8]{0} %x)`).
@@ -164,13 +175,7 @@ class Instruction(NamedTuple):
         )
 
     def attr(self, key: str) -> Attribute | None:
-        attributes = self.attributes
-        if type(attributes) is LazyAttributes and key not in attributes._text:
-            return None  # the key is not written in the tail: no need to split it
-        for a in attributes:
-            if a.key == key:
-                return a
-        return None
+        return find_attribute(self.attributes, key)
 
     @property
     def called_computations(self) -> tuple[str, ...]:
@@ -293,13 +298,7 @@ class Module:
     _cache: dict[str, object] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def attr(self, key: str) -> Attribute | None:
-        attributes = self.attributes
-        if type(attributes) is LazyAttributes and key not in attributes._text:
-            return None  # the key is not written in the tail: no need to split it
-        for a in attributes:
-            if a.key == key:
-                return a
-        return None
+        return find_attribute(self.attributes, key)
 
     def computation(self, name: str) -> Computation | None:
         by_name = self._cache.get("by_name")

@@ -15,7 +15,10 @@ import typer
 from typer.core import TyperGroup
 
 from hlo_layout import __version__
-from hlo_layout.cli import help_format  # noqa: F401  (plain metavars in every help)
+from hlo_layout.cli import (
+    fast_params,
+    help_format,  # noqa: F401  (plain metavars in every help)
+)
 
 #: Command name -> module under `hlo_layout.cli` that defines it, in `--help` order. To add a
 #: command: a module with `@app.command()` and one line here.
@@ -29,6 +32,9 @@ COMMANDS = {
     "sharding": "sharding_cmd",
     "report": "report_cmd",
 }
+
+
+fast_params.install()
 
 
 class LazyGroup(TyperGroup):

@@ -8,6 +8,7 @@ entry points) import it, and it imports neither (no `scan -> parse -> scan` loop
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING, Any
 
 from hlo_layout import limits
@@ -179,7 +180,7 @@ def lark_parse(
 
 def lark_items(text: str, source: Source, offset: int) -> tuple[bool, tuple[Any, ...]]:
     """The top-level items of `text`, a piece of `source` starting at `offset`, and whether they
-    need the finishing pass (`grammar.finish_items`) before they are modules."""
+    need the finishing pass (`assemble.finish_items`) before they are modules."""
     return lark_parse(text, source, offset=offset, items=True)  # type: ignore[no-any-return]
 
 
@@ -245,10 +246,20 @@ def parse_value(raw: str, span: Span | None = None) -> Value:
         ) from None
 
 
+#: A flat literal of plain numbers and words (`{...}`, `{1, 2.5, -inf}`, `{0 1}`), which the
+#: grammar's `literal` rule accepts: checked by this alone, so a dump whose constants are all
+#: printed so never loads Lark (tests/syntax/test_fragments.py checks the regex against it).
+_ATOM = r"-?(?:[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|inf|nan|true|false|\.\.\.)"
+_FLAT_LITERAL = re.compile(
+    r"\{[ \t]*(?:" + _ATOM + r"(?:(?:[ \t]*,[ \t]*|[ \t]+)" + _ATOM + r")*)?[ \t]*\}"
+)
+
+
 @functools.lru_cache(maxsize=16384)
 def check_literal(text: str) -> None:
     """Validate a constant's literal against the grammar (raises HloSyntaxError)."""
-    lark_parse(text, Source(text, "<literal>"), start="literal")
+    if _FLAT_LITERAL.fullmatch(text) is None:
+        lark_parse(text, Source(text, "<literal>"), start="literal")
 
 
 __all__ = [

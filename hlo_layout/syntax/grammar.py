@@ -32,6 +32,7 @@ from lark import Lark, Token, Transformer, v_args
 from hlo_layout import limits
 from hlo_layout.errors import HloSemanticError, Source, Span
 from hlo_layout.syntax import values as V
+from hlo_layout.syntax.assemble import finish_items
 from hlo_layout.syntax.layout_text import ShapeTextError as _Bad
 from hlo_layout.syntax.layout_text import make_array_shape as make_array_shape  # re-exported
 from hlo_layout.syntax.layout_text import make_layout as make_layout  # re-exported
@@ -458,59 +459,6 @@ class HloTransformer(Transformer):
 
     def arrow(self) -> V.Arrow:
         return V.Arrow()
-
-
-def finish_items(items: tuple[Any, ...], source: Source, needs_finish: bool) -> tuple[Module, ...]:
-    """A file's top-level items → modules; with `needs_finish`, inline operands and computations
-    are named and placed (NOTE: [inline instructions and computations]) and missing shapes
-    inferred (NOTE: [inferred shapes]) — a pass over the whole file, so names are unique in it."""
-    if not needs_finish:
-        return assemble_modules(items, source)
-    from hlo_layout.syntax.shape_inference import infer_shapes
-
-    return tuple(infer_shapes(m) for m in assemble_modules(expand_inline(items), source))
-
-
-def assemble_modules(items: tuple[Any, ...], source: Source) -> tuple[Module, ...]:
-    """Group the top-level items of a file into modules.
-
-    Items before any `HloModule` header form a header-less module; consecutive bare instruction
-    lines form one synthetic computation, so documentation snippets still parse.
-    """
-    modules: list[Module] = []
-    name: str | None = None
-    attrs: tuple[Attribute, ...] = ()
-    span: Span | None = None
-    comps: list[Computation] = []
-    sections: list[Section] = []
-    bare: list[Instruction] = []
-    started = False
-
-    def flush_bare() -> None:
-        if bare:
-            comps.append(Computation("", tuple(bare), synthetic=True, span=bare[0].span))
-            bare.clear()
-
-    def flush_module() -> None:
-        flush_bare()
-        if started or comps or sections:
-            modules.append(Module(name, tuple(comps), attrs, tuple(sections), span))
-
-    for item in items:
-        if isinstance(item, tuple) and item and item[0] == "header":
-            flush_module()
-            _, name, attrs, span = item
-            comps, sections, started = [], [], True
-        elif isinstance(item, Section):
-            flush_bare()
-            sections.append(item)
-        elif isinstance(item, Computation):
-            flush_bare()
-            comps.append(item)
-        elif isinstance(item, Instruction):
-            bare.append(item)
-    flush_module()
-    return tuple(modules)
 
 
 def _unique_name(base: str, taken: set[str]) -> str:

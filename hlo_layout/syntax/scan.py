@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from hlo_layout import accel
 from hlo_layout.errors import HloLayoutError, Source, Span
 from hlo_layout.limits import LimitExceeded
+from hlo_layout.syntax.assemble import finish_items
 from hlo_layout.syntax.fragments import (
     check_literal,
     lark_items,
@@ -28,7 +29,6 @@ from hlo_layout.syntax.fragments import (
     lark_syntax_error,
     parse_shape,
 )
-from hlo_layout.syntax.grammar import finish_items
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import (

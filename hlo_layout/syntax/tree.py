@@ -109,6 +109,11 @@ def find_attribute(attributes: Sequence[Attribute], key: str) -> Attribute | Non
     return None
 
 
+#: A fusion's `kind=kLoop` as the first attribute of an unsplit tail (what splitting would give
+#: as its raw value: a word, then the next attribute or the end).
+_LEADING_KIND = re.compile(r",[ \t]*kind[ \t]*=[ \t]*([A-Za-z0-9_]+)[ \t]*(?=,|$)")
+
+
 class Operand(NamedTuple):
     """A use of another instruction's result: `%x`, `%x#1` (tuple element 1), with the operand's
     shape when the dump printed it inline (`fusion(bf16[8]{0} %x)`).
@@ -199,6 +204,12 @@ class Instruction(NamedTuple):
     def fusion_kind(self) -> str | None:
         if self.opcode != FUSION:
             return None  # never split the attributes of the many non-fusion instructions
+        attributes = self.attributes
+        if type(attributes) is LazyAttributes and attributes._items is None:
+            # XLA prints `kind=` first: read it without splitting a long backend_config.
+            leading = _LEADING_KIND.match(attributes._text)
+            if leading is not None:
+                return leading.group(1)
         a = self.attr("kind")
         return a.raw if a is not None else None
 

@@ -1,7 +1,7 @@
-"""Start-up (issue 11): `hlo-layout layout SHAPE` imports only what it needs — never numpy, the
-grammar (Lark), the indexing engine, other commands, or pydantic (which Typer's parameter
-coercion loads; the option-less `layout` path runs the same command function without it) — and
-gives exactly what the Typer path gives. Times live in benchmarks/, not here."""
+"""Start-up (issues 11 and 13): a command imports only what it needs. `layout SHAPE` never loads
+numpy, the grammar (Lark), the indexing engine or other commands; no command loads pydantic
+(which Typer's own parameter coercion would: `cli/fast_params.py`); `inspect` of a dump the
+scanner reads whole never loads Lark. Times live in benchmarks/, not here."""
 
 from __future__ import annotations
 
@@ -12,14 +12,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-
-_SHAPES = [
-    ["f32[8,128]{1,0}"],
-    ["bf16[3,5]{1,0:T(8,128)(2,1)}", "(f32[2], s8[4]{0:T(4)E(8)})"],
-    ["f32[8"],  # a syntax error: exit 3
-    ["true"],  # a flag value: exit 2
-    ["f32[8,128]{1,0:T(8,*)}"],
-]
 
 
 def _run(args: list[str], importtime: bool = False) -> subprocess.CompletedProcess[str]:
@@ -34,21 +26,23 @@ def _run(args: list[str], importtime: bool = False) -> subprocess.CompletedProce
     )
 
 
-@pytest.mark.parametrize("shapes", _SHAPES, ids=lambda s: " ".join(s))
-def test_plain_layout_equals_the_typer_path(shapes: list[str]) -> None:
-    plain = _run(["layout", *shapes])
-    typed = _run(["layout", *shapes, "--format", "text"])  # an option: the Typer path
-    assert (plain.returncode, plain.stdout, plain.stderr) == (
-        typed.returncode,
-        typed.stdout,
-        typed.stderr,
-    )
-
-
-def test_plain_layout_imports_only_what_it_needs() -> None:
-    done = _run(["layout", "f32[8,128]{1,0:T(8,128)}"], importtime=True)
+def _imported(done: subprocess.CompletedProcess[str]) -> set[str]:
     assert done.returncode == 0, done.stderr[-2000:]
-    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    return {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+
+
+@pytest.mark.parametrize("options", [[], ["--format", "text"], ["--grid"]])
+def test_layout_imports_only_what_it_needs(options: list[str]) -> None:
+    imported = _imported(_run(["layout", "f32[8,128]{1,0:T(8,128)}", *options], importtime=True))
     assert "hlo_layout.report.layout_model" in imported  # the measurement is real
     for heavy in ("numpy", "lark", "pydantic", "hlo_layout.indexing", "hlo_layout.cli.inspect_cmd"):
+        assert heavy not in imported, heavy
+
+
+@pytest.mark.parametrize("options", [[], ["--top", "3", "--format", "json"]])
+def test_inspect_loads_neither_pydantic_nor_the_grammar(options: list[str]) -> None:
+    sample = ROOT / "samples" / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
+    imported = _imported(_run(["inspect", str(sample), *options], importtime=True))
+    assert "hlo_layout.memory.analysis" in imported  # the measurement is real
+    for heavy in ("lark", "pydantic"):
         assert heavy not in imported, heavy

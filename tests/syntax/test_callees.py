@@ -48,6 +48,49 @@ def test_corpus_callees_equal_split(path):
                     assert found is None or found == _split_callees(attributes), instruction
 
 
+@pytest.mark.parametrize("path", hlo_files(), ids=corpus_id)
+def test_corpus_fusion_kind_equals_split(path):
+    """`fusion_kind` read from the unsplit tail equals the split attribute's raw text."""
+    for module in corpus_modules(path):
+        for computation in module.computations:
+            for instruction in computation.instructions:
+                attributes = instruction.attributes
+                if instruction.opcode != "fusion" or not isinstance(attributes, LazyAttributes):
+                    continue
+                unsplit = LazyAttributes(attributes._text, attributes._offset, attributes._split)
+                kind = instruction._replace(attributes=unsplit).fusion_kind
+                split = next((a.raw for a in attributes if a.key == "kind"), None)
+                assert kind == split, instruction
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        ", kind=kLoop, calls=%f",
+        ", kind = kInput ,calls=%f",
+        ", calls=%f, kind=kOutput",
+        ', kind="kLoop", calls=%f',
+        ", kind=kLoop, kind=kInput, calls=%f",
+        ", kind=kCustom",
+        ", kind=kLoop /*x*/, calls=%f",
+        ", kind={kLoop}, calls=%f",
+    ],
+)
+def test_fusion_kind_forms(tail):
+    body = f"  a = f32[] parameter(0)\n  ROOT x = f32[] fusion(a){tail}\n"
+    text = "HloModule m\nENTRY e {\n" + body + "}\n"
+    try:
+        (module,) = parse_modules(text, verify=False)
+    except Exception:
+        return  # not an attribute tail the grammar reads
+    instruction = module.entry.instructions[1]
+    attributes = instruction.attributes
+    if not isinstance(attributes, LazyAttributes):
+        return
+    kind = instruction.fusion_kind  # before any split
+    assert kind == next((a.raw for a in attributes if a.key == "kind"), None)
+
+
 @pytest.mark.parametrize(
     ("tail", "expected"),
     [

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,34 @@ class _InlineComputation:
         self.span = span
 
 
-@v_args(inline=True)
+_MISSING: Any = object()
+#: How a callback takes its node (`_callback`): children inlined, `(meta, children)`, or the
+#: children list (a plain method, as in a subclass that `v_args` did not decorate).
+_INLINE, _META, _LIST = 0, 1, 2
+
+
+def _callback(cls: type, name: str) -> tuple[Any, int] | None:
+    """The plain function behind `cls`'s callback for rule `name` and how it is called, or None.
+
+    Lark's `Transformer._call_userfunc` looks a callback up with `getattr` on every node, and a
+    `v_args` callback's `__get__` builds a new wrapper each time (`functools.update_wrapper`): a
+    tenth of the grammar tier's time. `HloTransformer` looks each rule up once per class."""
+    from lark.visitors import _vargs_inline, _vargs_meta, _VArgsWrapper
+
+    member = inspect.getattr_static(cls, name, None)
+    if member is None:
+        return None
+    if isinstance(member, _VArgsWrapper):
+        if member.visit_wrapper is _vargs_inline:
+            return (member.base_func, _INLINE)
+        if member.visit_wrapper is _vargs_meta:
+            return (member.base_func, _META)
+        raise TypeError(f"transformer callback {name!r} uses an unsupported v_args style")
+    if inspect.isfunction(member):
+        return (member, _LIST)
+    raise TypeError(f"transformer callback {name!r} is not a function")
+
+
 @v_args(inline=True)
 class HloTransformer(Transformer):
     """Lark tree → hlo_layout.syntax tree. `source` gives spans and raw value text."""
@@ -133,6 +161,35 @@ class HloTransformer(Transformer):
 
     def __default__(self, data, children, meta):  # type: ignore[no-untyped-def]
         raise NotImplementedError(f"grammar rule {data!r} has no transformer callback")
+
+    def _call_userfunc(self, tree: Any, new_children: Any = None) -> Any:
+        """Lark's callback call, without its per-node `getattr` and wrapper (`_callback`);
+        errors are wrapped in `VisitError` as Lark wraps them."""
+        from lark.exceptions import GrammarError, VisitError
+
+        cls = type(self)
+        table = cls.__dict__.get("_callbacks")  # per class: a subclass overrides callbacks
+        if table is None:
+            table = {}
+            cls._callbacks = table  # type: ignore[attr-defined]
+        data = tree.data
+        found = table.get(data, _MISSING)
+        if found is _MISSING:
+            found = table[data] = _callback(cls, data)
+        children = new_children if new_children is not None else tree.children
+        if found is None:
+            return self.__default__(data, children, tree.meta)
+        function, style = found
+        try:
+            if style == _INLINE:
+                return function(self, *children)
+            if style == _META:
+                return function(self, tree.meta, children)
+            return function(self, children)
+        except GrammarError:
+            raise
+        except Exception as e:
+            raise VisitError(data, tree, e) from e
 
     def _span(self, meta: Any) -> Span | None:
         if getattr(meta, "empty", True):
@@ -320,7 +377,12 @@ class HloTransformer(Transformer):
     @v_args(meta=True)
     def array_shape(self, meta: Any, children: list[Any]) -> Shape:
         head = str(children[0])
-        dims = [c for c in children[1:] if isinstance(c, tuple) and len(c) == 2]
+        dims: list[tuple[int, bool]] = []
+        for c in children[1:]:
+            if type(c) is Token:  # a static size (`?dim` keeps the bare INT)
+                dims.append(self._static_dim(c))
+            elif type(c) is tuple and len(c) == 2:
+                dims.append(c)
         layout = children[-1] if children and isinstance(children[-1], list) else None
         try:
             if layout is not None:
@@ -334,7 +396,7 @@ class HloTransformer(Transformer):
         except limits.LimitExceeded as e:
             raise limits.LimitExceeded(e.message, self._span(meta)) from None
 
-    def static_dim(self, size: Token) -> tuple[int, bool]:
+    def _static_dim(self, size: Token) -> tuple[int, bool]:
         value = int(size)
         if value < 0:
             raise HloSemanticError(

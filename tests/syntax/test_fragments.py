@@ -22,7 +22,7 @@ _PIECES = ["{", "}", ",", " ", "\t", "-", ".", "e", "E", "+", "0", "1", "9", "in
 _PIECES += ["true", "false", "...", "x", "(", ")", "/*", "*/", "\n", "->", "%"]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
 @example("{...}")
 @example("{1, 2.5, -inf, nan, 1e-05}")

@@ -110,6 +110,7 @@ class BufferAssigner:
         self.heaps: dict[int, SpaceHeap] = {}
         self.temp_allocation_bytes: dict[int, int] = {}
         self._reuse = _ReuseIndex()
+        self._at: dict[str, list[int]] | None = None
         self._run()
 
     # -- allocations -----------------------------------------------------------------------------
@@ -274,11 +275,14 @@ class BufferAssigner:
                 if self._interferes(new, values[ranges[k][2]]):
                     return False
             if new.instruction.opcode == "copy":
-                for assigned_id in a.values:
-                    assigned = values[assigned_id]
-                    for _, pi, _ in assigned.positions:
-                        if any(o.name == pi.name for o in new.instruction.operands) and (
-                            new.computation is assigned.computation
+                # XLA: no copy into the allocation of a value it copies (one at its operand).
+                # Read from the operand's side: few values sit there, thousands in `a`.
+                at = self._values_at()
+                for o in new.instruction.operands:
+                    for assigned_id in at.get(o.name, ()):
+                        if (
+                            assigned_id in a.values
+                            and values[assigned_id].computation is new.computation
                         ):
                             return False
         if self.buffer_live_out[n] and a.size != size:
@@ -286,6 +290,16 @@ class BufferAssigner:
         for v in buffer:
             self._add(a, v, 0)
         return True
+
+    def _values_at(self) -> dict[str, list[int]]:
+        """Instruction name -> the values with a position at an instruction of that name (in
+        any computation), made on first use."""
+        if self._at is None:
+            self._at = {}
+            for v in self.df.values:
+                for _, pi, _ in v.positions:
+                    self._at.setdefault(pi.name, []).append(v.id)
+        return self._at
 
     def _interferes(self, b1: HloValue, b2: HloValue) -> bool:
         """BufferAssigner::LiveRangeInterferes over HloLiveRange intervals."""

@@ -15,10 +15,12 @@ import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from hlo_layout import accel
+
+if TYPE_CHECKING:  # imported where used: `import hlo_layout.memory` stays free of numpy's ~0.1 s
+    import numpy as np
 
 #: The compiled packing loop (accel/heap.c) or None: `_Packer.pack` then runs the Python loop.
 _HEAP = accel.load("_hlo_layout_heap", accel.ABIS["_hlo_layout_heap"])
@@ -247,7 +249,7 @@ def _round_up(x: int, a: int) -> int:
 
 #: Above this many time-overlapping chunks the gap search runs in numpy, below in Python.
 _VECTOR_FROM = 48
-_NO_GAP = np.iinfo(np.int64).max
+_NO_GAP = (1 << 63) - 1  # int64 max
 
 
 def best_fit(events: Events, alignment: int, temporal: bool) -> HeapResult:
@@ -287,6 +289,8 @@ class _Packer:
     """
 
     def __init__(self, intervals: dict[int, Interval]) -> None:
+        import numpy as np
+
         self.intervals = intervals
         by_start = sorted(intervals.values(), key=lambda iv: (iv.start, iv.key))
         self.position = {iv.key: n for n, iv in enumerate(by_start)}
@@ -328,6 +332,8 @@ class _Packer:
         of the sum of rounded-up sizes, heap >= R - (align - 1) and heap >= R - the largest
         rounding any group needs (the top chunk needs no rounding).
         """
+        import numpy as np
+
         if not self.groups:
             return 0
         horizon = max(iv.end for iv in self.intervals.values()) + 2
@@ -357,6 +363,8 @@ class _Packer:
 
         Leaders are numbered in `self.groups` order; returns (gptr, gmem, starts, ends, sizes,
         aptr, aids, spatial order, temporal order)."""
+        import numpy as np
+
         if self._flat_cache is None:
             by_start = sorted(self.intervals.values(), key=lambda iv: (iv.start, iv.key))
             position = self.position
@@ -388,6 +396,8 @@ class _Packer:
         return self._flat_cache
 
     def _pack_compiled(self, heap_module: ModuleType, alignment: int, temporal: bool) -> HeapResult:
+        import numpy as np
+
         flat = self._flat()
         spatial, temporal_order, leaders = self._orders
         order = temporal_order if temporal else spatial
@@ -409,6 +419,8 @@ class _Packer:
 
     def _pack_python(self, alignment: int, temporal: bool) -> HeapResult:
         """The reference packing loop (the compiled one must give the same HeapResult)."""
+        import numpy as np
+
         groups = self.groups
 
         def key(iv: Interval) -> tuple[int, int, int]:
@@ -509,6 +521,8 @@ def _find_chunk_sorted(used: list[tuple[int, int]], max_size: int) -> int:
 
 def _find_chunk_vector(used: np.ndarray, max_size: int) -> int:
     """_find_chunk_sorted over a numpy array of (offset, aligned end) rows, in any order."""
+    import numpy as np
+
     if not len(used):
         return 0
     used = used[used[:, 0].argsort()]

@@ -7,10 +7,9 @@ CombineTempAllocations (after XLA's unstable std::partition of the allocation li
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis, output_operand_pairs
@@ -111,6 +110,7 @@ class BufferAssigner:
         self.heaps: dict[int, SpaceHeap] = {}
         self.temp_allocation_bytes: dict[int, int] = {}
         self._reuse = _ReuseIndex()
+        self._at: dict[str, list[int]] | None = None
         self._run()
 
     # -- allocations -----------------------------------------------------------------------------
@@ -275,11 +275,14 @@ class BufferAssigner:
                 if self._interferes(new, values[ranges[k][2]]):
                     return False
             if new.instruction.opcode == "copy":
-                for assigned_id in a.values:
-                    assigned = values[assigned_id]
-                    for _, pi, _ in assigned.positions:
-                        if any(o.name == pi.name for o in new.instruction.operands) and (
-                            new.computation is assigned.computation
+                # XLA: no copy into the allocation of a value it copies (one at its operand).
+                # Read from the operand's side: few values sit there, thousands in `a`.
+                at = self._values_at()
+                for o in new.instruction.operands:
+                    for assigned_id in at.get(o.name, ()):
+                        if (
+                            assigned_id in a.values
+                            and values[assigned_id].computation is new.computation
                         ):
                             return False
         if self.buffer_live_out[n] and a.size != size:
@@ -287,6 +290,16 @@ class BufferAssigner:
         for v in buffer:
             self._add(a, v, 0)
         return True
+
+    def _values_at(self) -> dict[str, list[int]]:
+        """Instruction name -> the values with a position at an instruction of that name (in
+        any computation), made on first use."""
+        if self._at is None:
+            self._at = {}
+            for v in self.df.values:
+                for _, pi, _ in v.positions:
+                    self._at.setdefault(pi.name, []).append(v.id)
+        return self._at
 
     def _interferes(self, b1: HloValue, b2: HloValue) -> bool:
         """BufferAssigner::LiveRangeInterferes over HloLiveRange intervals."""
@@ -563,37 +576,53 @@ class BufferAssigner:
         self.temp_allocation_bytes = combined
 
 
+_NEVER = (1 << 63) - 1  # the end of an allocation's last gap (int64 max)
+_BLOCK = 32  # allocations per block of _ReuseIndex
+
+
 class _ReuseIndex:
     """The reusable allocations (donated parameters, outputs) in the order BufferAssigner tries
-    them, and the free gaps between their values' live ranges, as arrays: `candidates` finds,
-    with a few numpy operations instead of a scan over every allocation, those that may take a
-    buffer living over [start, end].
+    them, and the free gaps between their values' live ranges: `candidates` finds those that
+    may take a buffer living over [start, end] without reading every allocation (XLA's loop
+    over the allocation list is quadratic in the buffers).
 
     BufferAssigner's screen rejects an allocation whose last range starting before `end` ends
-    after `start`. The gaps of an allocation are (-inf, first start), (range end, next range's
-    start) ... (last end, inf); an allocation the screen passes has a gap holding [start, end],
-    so the allocations with such a gap are a superset (equal when, as MaybeAssignBuffer ensures,
-    the ranges only touch), and the screen itself still runs on each (`passes`).
-    """
+    after `start`. The gaps of an allocation are (-1, first start), (range end, next range's
+    start) ... (last end, _NEVER); an allocation the screen passes has a gap holding
+    [start, end], so the allocations with such a gap are a superset (equal when, as
+    MaybeAssignBuffer ensures, the ranges only touch), and the screen itself still runs on each.
 
-    _NEVER = np.iinfo(np.int64).max
+    The allocations are cut into blocks of _BLOCK in registration order. Each block keeps a
+    cover of its gaps: a staircase of (start, end) pairs, starts ascending and ends strictly
+    ascending, such that every gap lies in one of them; some gap of the block can hold
+    [start, end] only if the last pair starting at or before `start` ends at or after `end`,
+    one bisect. A query reads that per block, last block first, and the allocations of the
+    blocks that pass. Splitting a gap leaves the cover valid (the pieces lie in the old gap),
+    so it costs nothing; where the cover passes a block in which no gap holds the range,
+    `_tighten` replaces the pairs at fault by the gaps they alone cover now.
+    """
 
     def __init__(self) -> None:
         self.order: list[int] = []  # allocation indices, in the order of registration
         self.position: dict[int, int] = {}  # allocation index -> order of registration
-        self.owned: list[list[int]] = []  # per registered allocation: its gap slots, in order
-        self.gap_starts: list[list[int]] = []  # per registered allocation: its gaps' starts
-        self.gap_start = np.zeros(64, dtype=np.int64)
-        self.gap_end = np.zeros(64, dtype=np.int64)
-        self.gap_owner: list[int] = []
-        self.gap_owner_at = np.zeros(64, dtype=np.int64)  # gap_owner as an array
-        self.dead = 0
+        self.starts: list[list[int]] = []  # per registered allocation: its gaps' starts
+        self.ends: list[list[int]] = []  # per registered allocation: its gaps' ends
+        #: Per registered allocation: starts and ends both ascend, so the gap with the last
+        #: start <= s has the largest end among those (one bisect answers; else a scan).
+        self.sorted: list[bool] = []
+        self.cover_start: list[list[int]] = []  # per block: the cover's starts
+        self.cover_end: list[list[int]] = []  # per block: the cover's ends
 
     def register(self, a: Allocation) -> None:
-        self.position[a.index] = len(self.owned)
+        pos = len(self.order)
+        self.position[a.index] = pos
         self.order.append(a.index)
-        self.owned.append([])
-        self.gap_starts.append([])
+        self.starts.append([])
+        self.ends.append([])
+        self.sorted.append(True)
+        if pos % _BLOCK == 0:
+            self.cover_start.append([])
+            self.cover_end.append([])
         self._gaps(a)
 
     def add_range(self, a: Allocation, start: int, end: int) -> None:
@@ -602,71 +631,121 @@ class _ReuseIndex:
         pos = self.position.get(a.index)
         if pos is None:
             return
-        starts = self.gap_starts[pos]
+        starts, ends = self.starts[pos], self.ends[pos]
         k = bisect.bisect_right(starts, start) - 1
         if k >= 0:
-            slot = self.owned[pos][k]
-            gap_end = int(self.gap_end[slot])
+            gap_start, gap_end = starts[k], ends[k]
             if end <= gap_end:
-                self.gap_end[slot] = start
+                ends[k] = start
                 starts.insert(k + 1, end)
-                self.owned[pos].insert(k + 1, self._append(end, gap_end, pos))
+                ends.insert(k + 1, gap_end)
+                if self.sorted[pos] and not (
+                    (k == 0 or ends[k - 1] <= start)
+                    and start <= gap_end
+                    and gap_start <= end
+                    and (k + 2 == len(starts) or end <= starts[k + 2])
+                ):
+                    self.sorted[pos] = False
+                # The pieces lie in the old gap, which the cover covers, unless the range
+                # runs backwards (start > end): then a piece reaches further.
+                if start > gap_end:
+                    self._cover(pos, gap_start, start)
+                if end < gap_start:
+                    self._cover(pos, end, gap_end)
                 return
         self._gaps(a)
 
     def _gaps(self, a: Allocation) -> None:
-        """Replaces the gap slots of `a` with those of its current ranges."""
+        """Replaces the gaps of `a` with those of its current ranges."""
         pos = self.position[a.index]
-        for slot in self.owned[pos]:
-            self.gap_start[slot] = self._NEVER
-        self.dead += len(self.owned[pos])
-        bounds = [-1, *(x for r in a.ranges for x in (r[0], r[1])), self._NEVER]
-        self.gap_starts[pos] = bounds[0::2]
-        self.owned[pos] = [
-            self._append(bounds[k], bounds[k + 1], pos) for k in range(0, len(bounds), 2)
-        ]
-        if self.dead > 64 and self.dead > len(self.gap_owner) // 2:
-            self._compact()
+        bounds = [-1, *(x for r in a.ranges for x in (r[0], r[1])), _NEVER]
+        starts, ends = bounds[0::2], bounds[1::2]
+        self.starts[pos], self.ends[pos] = starts, ends
+        self.sorted[pos] = all(x <= y for x, y in itertools.pairwise(starts)) and all(
+            x <= y for x, y in itertools.pairwise(ends)
+        )
+        for s, e in zip(starts, ends):
+            self._cover(pos, s, e)
 
-    def _append(self, start: int, end: int, owner: int) -> int:
-        k = len(self.gap_owner)
-        if k == len(self.gap_start):
-            self.gap_start = np.resize(self.gap_start, 2 * k)
-            self.gap_end = np.resize(self.gap_end, 2 * k)
-            self.gap_owner_at = np.resize(self.gap_owner_at, 2 * k)
-        self.gap_owner_at[k] = owner
-        self.gap_start[k] = start
-        self.gap_end[k] = end
-        self.gap_owner.append(owner)
-        return k
-
-    def _compact(self) -> None:
-        starts, ends = self.gap_start.tolist(), self.gap_end.tolist()
-        old_owned = self.owned
-        self.gap_owner = []
-        self.owned = [[] for _ in old_owned]
-        self.dead = 0
-        for pos, slots in enumerate(old_owned):
-            self.owned[pos] = [self._append(starts[k], ends[k], pos) for k in slots]
+    def _cover(self, pos: int, start: int, end: int) -> None:
+        """Adds the gap [start, end] of allocation `pos` to its block's cover."""
+        cs, ce = self.cover_start[pos // _BLOCK], self.cover_end[pos // _BLOCK]
+        i = bisect.bisect_right(cs, start)
+        if i and ce[i - 1] >= end:
+            return  # already covered
+        lo = i - 1 if i and cs[i - 1] == start else i
+        hi = lo
+        while hi < len(cs) and ce[hi] <= end:
+            hi += 1
+        cs[lo:hi] = [start]
+        ce[lo:hi] = [end]
 
     def candidates(self, start: int, end: int) -> Iterator[int]:
-        """Allocation indices with a gap holding [start, end], last registered first; found when
-        called, listed as consumed (the caller stops at the first that takes the buffer, and
-        thousands may qualify)."""
-        n = len(self.gap_owner)
-        if not n:
-            return iter(())
-        hit = np.flatnonzero((self.gap_start[:n] <= start) & (self.gap_end[:n] >= end))
-        return self._by_owner(self.gap_owner_at[hit])
+        """Allocation indices with a gap holding [start, end], last registered first, found
+        as consumed (the caller stops at the first that takes the buffer, and thousands may
+        qualify; it changes the index only then)."""
+        bisect_right = bisect.bisect_right
+        order, starts_of, ends_of, is_sorted = self.order, self.starts, self.ends, self.sorted
+        count = len(order)
+        for b in range(len(self.cover_start) - 1, -1, -1):
+            cs = self.cover_start[b]
+            i = bisect_right(cs, start) - 1
+            if i < 0 or self.cover_end[b][i] < end:
+                continue
+            found = False
+            first = b * _BLOCK
+            for pos in range(min(count, first + _BLOCK) - 1, first - 1, -1):
+                if is_sorted[pos]:
+                    k = bisect_right(starts_of[pos], start) - 1
+                    if k < 0 or ends_of[pos][k] < end:
+                        continue
+                elif not any(s <= start and e >= end for s, e in zip(starts_of[pos], ends_of[pos])):
+                    continue
+                found = True
+                yield order[pos]
+            if not found:
+                self._tighten(b, start, end)
 
-    def _by_owner(self, owners: np.ndarray) -> Iterator[int]:
-        """The allocations owning these gaps, highest registration first, one at a time: the
-        caller reads a few of hundreds, so no sort."""
-        indices = self.order
-        while len(owners):
-            top = int(owners.max())
-            yield indices[top]
-            owners = owners[owners < top]
+    def _tighten(self, b: int, start: int, end: int) -> None:
+        """Block b's cover passes [start, end] and none of its gaps holds it: replace each pair
+        at fault by the current gaps it alone covers (those starting before the next pair and
+        ending after the previous one), read with bisects."""
+        cs, ce = self.cover_start[b], self.cover_end[b]
+        owners = range(b * _BLOCK, min(len(self.order), (b + 1) * _BLOCK))
+        below = len(cs)
+        while True:
+            i = bisect.bisect_right(cs, start) - 1
+            if i < 0 or ce[i] < end or i >= below:
+                return
+            low = cs[i]
+            high = cs[i + 1] if i + 1 < len(cs) else _NEVER + 1
+            floor = ce[i - 1] if i else -(1 << 64)
+            found: list[tuple[int, int]] = []  # (start, -end)
+            for pos in owners:
+                starts, ends = self.starts[pos], self.ends[pos]
+                if self.sorted[pos]:
+                    j0 = bisect.bisect_left(starts, low)
+                    j1 = bisect.bisect_left(starts, high, j0)
+                    j = bisect.bisect_right(ends, floor, j0, j1)
+                    found.extend(zip(starts[j:j1], [-e for e in ends[j:j1]]))
+                else:
+                    found.extend(
+                        (s, -e) for s, e in zip(starts, ends) if low <= s < high and e > floor
+                    )
+            keep_start, keep_end = _staircase(found, floor)
+            cs[i : i + 1] = keep_start
+            ce[i : i + 1] = keep_end
+            below = i  # the pairs just placed are gaps: none holds [start, end]
+
+
+def _staircase(gaps: list[tuple[int, int]], floor: int) -> tuple[list[int], list[int]]:
+    """The gaps, given as (start, -end), that no other contains and that end after `floor`
+    (starts, ends): sorted so, a gap is kept when its end passes every end before it."""
+    gaps.sort()
+    ends = [-g[1] for g in gaps]
+    before = [floor, *itertools.accumulate(ends, max)]
+    kept = [(g[0], e) for g, e, b in zip(gaps, ends, before) if e > b and e > floor]
+    return [g[0] for g in kept], [g[1] for g in kept]
 
 
 def _passes_screen(a: Allocation, start: int, end: int) -> bool:

@@ -7,18 +7,23 @@ one array of all intervals sorted by start (every interval is known before packi
 XLA's interval tree; the chunk chosen is XLA's: the smallest free gap that fits the aligned
 request, lowest offset on ties (see _Packer). The packing loop has a compiled twin
 (`accel/heap.c`, `_hlo_layout_heap`), used when built; the Python loop is the reference.
+Traces of fewer than _NUMPY_FROM intervals are indexed and packed without numpy, whose import
+would cost more than they do.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from hlo_layout import accel
+
+if TYPE_CHECKING:  # imported where used: `import hlo_layout.memory` stays free of numpy's ~0.1 s
+    import numpy as np
 
 #: The compiled packing loop (accel/heap.c) or None: `_Packer.pack` then runs the Python loop.
 _HEAP = accel.load("_hlo_layout_heap", accel.ABIS["_hlo_layout_heap"])
@@ -247,7 +252,9 @@ def _round_up(x: int, a: int) -> int:
 
 #: Above this many time-overlapping chunks the gap search runs in numpy, below in Python.
 _VECTOR_FROM = 48
-_NO_GAP = np.iinfo(np.int64).max
+#: Traces with fewer intervals are packed without numpy (_Packer.small).
+_NUMPY_FROM = 1024
+_NO_GAP = (1 << 63) - 1  # int64 max
 
 
 def best_fit(events: Events, alignment: int, temporal: bool) -> HeapResult:
@@ -291,9 +298,20 @@ class _Packer:
         by_start = sorted(intervals.values(), key=lambda iv: (iv.start, iv.key))
         self.position = {iv.key: n for n, iv in enumerate(by_start)}
         self.starts = [iv.start for iv in by_start]
-        self.start_array = np.array(self.starts, dtype=np.int64)
         self.groups = _groups(intervals)
         n = len(by_start)
+        #: A small trace is indexed and packed in Python (the sorted gap search, never the
+        #: vectorized one): numpy's import would cost more than the packing.
+        self.small = n < _NUMPY_FROM
+        self.alive: list[np.ndarray] = []
+        self.alive_lists: list[list[int]] = []
+        self._flat_cache: tuple[np.ndarray, ...] | None = None
+        if self.small:
+            self._index_python([iv.end for iv in by_start])
+            return
+        import numpy as np
+
+        self.start_array = np.array(self.starts, dtype=np.int64)
         ends = np.array([iv.end for iv in by_start], dtype=np.int64)
         horizon = int(ends.max()) + 1 if n else 1
         # The smallest stride whose checkpoint lists hold at most 4 entries per interval.
@@ -308,16 +326,34 @@ class _Packer:
                 break
             stride *= 2
         self.stride = stride
-        self.alive: list[np.ndarray] = []
-        self.alive_lists: list[list[int]] = []
         for c in range(0, horizon, stride):
             p = bisect.bisect_right(self.starts, c)
             ids = np.flatnonzero(ends[:p] >= c)
             self.alive.append(ids)
             self.alive_lists.append(ids.tolist())
-        self._flat_cache: tuple[np.ndarray, ...] | None = None
         empty = np.zeros(0, dtype=np.int64)
         self._orders: tuple[np.ndarray, np.ndarray, list[int]] = (empty, empty, [])
+
+    def _index_python(self, ends: list[int]) -> None:
+        """__init__'s stride and checkpoint lists (alive_lists only), without numpy."""
+        n, starts = len(ends), self.starts
+        horizon = max(ends) + 1 if n else 1
+        sorted_ends = sorted(ends)
+        stride = 64
+        while True:
+            alive = sum(
+                bisect.bisect_right(starts, c) - bisect.bisect_left(sorted_ends, c)
+                for c in range(0, horizon, stride)
+            )
+            if alive <= 4 * n + 64 or stride >= horizon:
+                break
+            stride *= 2
+        self.stride = stride
+        lists: list[list[int]] = [[] for _ in range(0, horizon, stride)]
+        for k, (s, e) in enumerate(zip(starts, ends)):
+            for c in range(max(0, -(-s // stride)), min(e, horizon - 1) // stride + 1):
+                lists[c].append(k)  # ascending k: as flatnonzero lists them
+        self.alive_lists = lists
 
     def lower_bound(self, alignment: int) -> int:
         """A heap size no packing can go below.
@@ -331,8 +367,7 @@ class _Packer:
         if not self.groups:
             return 0
         horizon = max(iv.end for iv in self.intervals.values()) + 2
-        plain = np.zeros(horizon + 1, dtype=np.int64)
-        rounded = np.zeros(horizon + 1, dtype=np.int64)
+        plain, rounded = [0] * (horizon + 1), [0] * (horizon + 1)
         waste = 0
         for group in self.groups.values():
             size = min(g.size for g in group)
@@ -343,12 +378,13 @@ class _Packer:
                 plain[e + 1] -= size
                 rounded[s] += up
                 rounded[e + 1] -= up
-        r = int(np.cumsum(rounded).max())
-        return max(int(np.cumsum(plain).max()), r - min(waste, alignment - 1))
+        r = max(itertools.accumulate(rounded))
+        return max(max(itertools.accumulate(plain)), r - min(waste, alignment - 1))
 
     def pack(self, alignment: int, temporal: bool) -> HeapResult:
-        """One GlobalDecreasingSizeBestFitHeap::Finish: compiled when built, else in Python."""
-        if _HEAP is not None:
+        """One GlobalDecreasingSizeBestFitHeap::Finish: compiled when built (and the trace is
+        not small), else in Python."""
+        if _HEAP is not None and not self.small:
             return self._pack_compiled(_HEAP, alignment, temporal)
         return self._pack_python(alignment, temporal)
 
@@ -357,6 +393,8 @@ class _Packer:
 
         Leaders are numbered in `self.groups` order; returns (gptr, gmem, starts, ends, sizes,
         aptr, aids, spatial order, temporal order)."""
+        import numpy as np
+
         if self._flat_cache is None:
             by_start = sorted(self.intervals.values(), key=lambda iv: (iv.start, iv.key))
             position = self.position
@@ -388,6 +426,8 @@ class _Packer:
         return self._flat_cache
 
     def _pack_compiled(self, heap_module: ModuleType, alignment: int, temporal: bool) -> HeapResult:
+        import numpy as np
+
         flat = self._flat()
         spatial, temporal_order, leaders = self._orders
         order = temporal_order if temporal else spatial
@@ -418,12 +458,17 @@ class _Packer:
             return (-iv.size, iv.start - iv.end, iv.key)
 
         n = len(self.starts)
-        committed_end = np.full(n, -1, dtype=np.int64)
-        chunks = np.zeros((n, 2), dtype=np.int64)  # offset, aligned end
         end_list = [-1] * n
         chunk_list = [(0, 0)] * n
-        starts, start_array, position = self.starts, self.start_array, self.position
+        starts, position = self.starts, self.position
         alive, alive_lists, stride = self.alive, self.alive_lists, self.stride
+        vector_from = n + 1 if self.small else _VECTOR_FROM  # small: never (len(ids) + p - lo <= n)
+        if not self.small:
+            import numpy as np
+
+            start_array = self.start_array
+            committed_end = np.full(n, -1, dtype=np.int64)
+            chunks = np.zeros((n, 2), dtype=np.int64)  # offset, aligned end
         offsets: dict[int, int] = {}
         sizes: dict[int, int] = {}
         heap = 0
@@ -437,7 +482,7 @@ class _Packer:
             lo = bisect.bisect_right(starts, cp * stride)
             p = bisect.bisect_right(starts, e)
             ids = alive_lists[cp] if cp < len(alive_lists) else []
-            if len(ids) + p - lo < _VECTOR_FROM:
+            if len(ids) + p - lo < vector_from:
                 if len(windows) == 1:
                     used = [chunk_list[k] for k in ids if end_list[k] >= s]
                     used += [chunk_list[k] for k in range(lo, p) if end_list[k] >= s]
@@ -463,8 +508,11 @@ class _Packer:
             for g in group:
                 k = position[g.key]
                 aligned = _round_up(offset + g.size, alignment)
-                committed_end[k] = end_list[k] = g.end
-                chunks[k] = chunk_list[k] = (offset, aligned)
+                end_list[k] = g.end
+                chunk_list[k] = (offset, aligned)
+                if not self.small:
+                    committed_end[k] = g.end
+                    chunks[k] = (offset, aligned)
                 offsets[g.key] = offset
                 sizes[g.key] = g.size
             heap = max(heap, offset + max_size)
@@ -509,6 +557,8 @@ def _find_chunk_sorted(used: list[tuple[int, int]], max_size: int) -> int:
 
 def _find_chunk_vector(used: np.ndarray, max_size: int) -> int:
     """_find_chunk_sorted over a numpy array of (offset, aligned end) rows, in any order."""
+    import numpy as np
+
     if not len(used):
         return 0
     used = used[used[:, 0].argsort()]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -48,13 +49,29 @@ def long_traces(draw: st.DrawFn) -> Events:
     return ev
 
 
+def _packer(events: Events, small: bool) -> _Packer:
+    """A packer indexed with numpy (small=False, whatever the trace's size) or without."""
+    keep = heap_simulator._NUMPY_FROM
+    heap_simulator._NUMPY_FROM = 1 << 62 if small else 0
+    try:
+        return _Packer(_intervals(events))
+    finally:
+        heap_simulator._NUMPY_FROM = keep
+
+
 def _both(events: Events, alignment: int, temporal: bool) -> None:
-    packer = _Packer(_intervals(events))
+    packer = _packer(events, small=False)
     python = packer._pack_python(alignment, temporal)
     compiled = packer._pack_compiled(HEAP, alignment, temporal)  # type: ignore[arg-type]
-    assert list(compiled.offsets.items()) == list(python.offsets.items())
-    assert list(compiled.sizes.items()) == list(python.sizes.items())
-    assert compiled.heap_size == python.heap_size
+    # A small trace's index and loop, without numpy (no vectorized gap search).
+    small = _packer(events, small=True)
+    assert (small.stride, small.alive_lists) == (packer.stride, packer.alive_lists)
+    assert small.lower_bound(alignment) == packer.lower_bound(alignment)
+    plain = small.pack(alignment, temporal)
+    for got in (compiled, plain):
+        assert list(got.offsets.items()) == list(python.offsets.items())
+        assert list(got.sizes.items()) == list(python.sizes.items())
+        assert got.heap_size == python.heap_size
 
 
 @needs_build
@@ -93,3 +110,19 @@ def test_pure_python_switch_turns_the_loop_off() -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "True", out.stderr
     assert (heap_simulator._HEAP is None) == (HEAP is None)
+
+
+def test_small_dump_needs_no_numpy() -> None:
+    """Importing the analysis, and analysing a dump of a few hundred values, loads no numpy
+    (its import costs more than such an analysis): small traces are packed in Python."""
+    dump = Path(__file__).resolve().parents[1] / "data/corpus/jax-cpu"
+    path = sorted(dump.glob("*after_optimizations.txt"))[0]
+    code = (
+        "import sys\n"
+        "from hlo_layout.syntax import parse_file\n"
+        "from hlo_layout.memory import analyze_memory\n"
+        f"analyze_memory(parse_file({str(path)!r}))\n"
+        "print('numpy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stderr

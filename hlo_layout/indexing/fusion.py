@@ -36,6 +36,7 @@ from hlo_layout.indexing.operand import (
     InstructionIndexing,
     OperandIndexing,
     compose_operand_indexing,
+    exact_key,
     simplify_operand_indexing,
 )
 from hlo_layout.indexing.rules import OpContext, input_to_output, output_to_input
@@ -75,6 +76,7 @@ _BUDGET_SIZE = "indexing_steps_size"
 _DEPTH = "indexing_nesting_depth"
 _PARTS = "indexing_budget_parts"
 _FLOOR = "indexing_budget_floor"
+_COMPOSED = "indexing_composed"
 
 
 class BudgetExhausted(Exception):
@@ -288,11 +290,24 @@ class _Walk:
             _spend(self.session, self.module, 1)
             return consumer
         _spend(self.session, self.module, 1 + _size(consumer) + _size(producer))
-        try:
-            return simplify_operand_indexing(compose_operand_indexing(consumer, producer))
-        except IndexingError as e:
-            self.note([f"cannot compose: {e}"])
+        # The same pair recurs (a layer's fusions read alike; one producer meets every consumer
+        # that reached it): compose and simplify each exact pair once per session. The budget
+        # is spent above all the same, so what is unknown does not depend on the memo.
+        memo = self.session.get(_COMPOSED)
+        if memo is None:
+            memo = self.session[_COMPOSED] = {}
+        key = (exact_key(consumer), exact_key(producer))
+        found = memo.get(key)
+        if found is None:
+            try:
+                found = simplify_operand_indexing(compose_operand_indexing(consumer, producer))
+            except IndexingError as e:
+                found = f"cannot compose: {e}"
+            memo[key] = found
+        if isinstance(found, str):
+            self.note([found])
             return UNKNOWN
+        return found
 
     def note(self, notes: Iterable[str]) -> None:
         for n in notes:

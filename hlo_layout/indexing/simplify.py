@@ -436,6 +436,7 @@ class _ExprSimplifier:
 
     def simplify_constraint_exprs(self, b: _Builder) -> bool:
         """Simplify each constraint; drop the ones that always hold (`SimplifyConstraintExprs`)."""
+        self._eval.forget()  # the bounds may have moved since the last pass
         to_remove: list[AffineExpr] = []
         to_add: list[tuple[AffineExpr, Interval]] = []
         for expr, interval in list(b.constraints.items()):
@@ -455,6 +456,7 @@ class _ExprSimplifier:
 
     def simplify_constraint_ranges(self, b: _Builder) -> bool:
         """Move constants and factors from constraint expressions into their intervals."""
+        self._eval.forget()
         to_remove: list[AffineExpr] = []
         to_add: list[tuple[AffineExpr, Interval]] = []
         for expr, interval in list(b.constraints.items()):
@@ -535,7 +537,7 @@ def simplify(m: IndexingMap, *, preserve_point_dims: bool = False) -> IndexingMa
     if m.is_undefined or m.is_known_empty:
         return m
     b = _Builder.raw(m)
-    constraint_simplifier = _ExprSimplifier(RangeEvaluator(b.var_bound))
+    constraint_simplifier = _ExprSimplifier(RangeEvaluator(b.var_bound, memo=True))
     # XLA runs the constraint loop once, then MergeModConstraints. When merging moves a bound, the
     # loop can make progress again (`rt0 mod 2 in [0, 0]` is always true once rt0 is snapped to
     # [2, 2]); we repeat until the domain is stable, so that `simplify` is idempotent.
@@ -549,7 +551,7 @@ def simplify(m: IndexingMap, *, preserve_point_dims: bool = False) -> IndexingMa
             break
     if not b.known_empty:
         result_simplifier = _ExprSimplifier(
-            RangeEvaluator(b.var_bound, b.constraints), not preserve_point_dims
+            RangeEvaluator(b.var_bound, b.constraints, memo=True), not preserve_point_dims
         )
         b.results = [result_simplifier.simplify(r) for r in b.results]
     return b.freeze()

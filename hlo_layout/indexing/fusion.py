@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hlo_layout.indexing.errors import IndexingError
-from hlo_layout.indexing.expr import ExprKind, VarSpace
+from hlo_layout.indexing.expr import ExprKind, VarSpace, expr_size
 from hlo_layout.indexing.map import IndexingMap
 from hlo_layout.indexing.operand import (
     NO_MAPS,
@@ -325,14 +325,12 @@ def _size(oi: OperandIndexing) -> int:
     """Expression nodes of a map's results and constraints (and its runtime variables' maps):
     what composing and simplifying it costs, in budget steps."""
     maps = [oi.map, *(rv.map for rv in oi.rt_vars)]
-    stack = [e for m in maps for e in m.results] + [e for m in maps for e, _ in m.constraints]
     count = 0
-    while stack:
-        e = stack.pop()
-        count += 1
-        if e.lhs is not None and e.rhs is not None:
-            stack.append(e.lhs)
-            stack.append(e.rhs)
+    for m in maps:
+        for e in m.results:
+            count += expr_size(e)
+        for e, _ in m.constraints:
+            count += expr_size(e)
     return count
 
 

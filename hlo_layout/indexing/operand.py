@@ -22,7 +22,7 @@ from typing import Any
 
 from hlo_layout.indexing.expr import VarSpace
 from hlo_layout.indexing.map import UNDEFINED, IndexingMap, compose
-from hlo_layout.indexing.simplify import remove_unused_symbols, simplify, unused_symbols
+from hlo_layout.indexing.simplify import detect_unused_symbols, remove_unused_symbols, simplify
 from hlo_layout.indexing.text import format_indexing_map, to_json
 
 
@@ -159,7 +159,7 @@ def remove_unused_operand_symbols(oi: OperandIndexing) -> OperandIndexing:
     (XLA's `OperandIndexing::RemoveUnusedSymbols`)."""
     if oi.is_undefined or oi.map.num_symbols == 0:
         return oi
-    unused = unused_symbols(oi.map)
+    unused, dead = detect_unused_symbols(oi.map)
     if not unused:
         return oi
     kept = tuple(
@@ -167,7 +167,7 @@ def remove_unused_operand_symbols(oi: OperandIndexing) -> OperandIndexing:
         for k, rv in enumerate(oi.rt_vars)
         if not any(v.space is VarSpace.RT and v.value == k for v in unused)
     )
-    return OperandIndexing(remove_unused_symbols(oi.map), kept, oi.replica_id)
+    return OperandIndexing(remove_unused_symbols(oi.map, (unused, dead)), kept, oi.replica_id)
 
 
 def simplify_operand_indexing(

@@ -484,10 +484,18 @@ def grouped_output_to_input(
     except BudgetExhausted:
         walk.maps = {}
         reads = facts.reads(start, element)
-        for k, read in enumerate(facts.params):
-            if reads >> k & 1:
-                walk.maps[NodeRef(comp.name, read.name)] = {UNKNOWN}
+        params = facts.params
+        while reads:  # the set bits, lowest first (an ENTRY has thousands of parameters)
+            low = reads & -reads
+            reads ^= low
+            k = low.bit_length() - 1
+            if k >= len(params):
+                break
+            walk.maps[NodeRef(comp.name, params[k].name)] = {UNKNOWN}
         walk.note([_budget_note(session, module)])
+    if cluster.caller is None:  # keys are unique: nothing to merge
+        frozen = {k: frozenset(v) for k, v in walk.maps.items()}
+        return GroupedIndexing(frozen, tuple(walk.notes))
     maps: dict[NodeRef, set[OperandIndexing]] = {}
     for key, value in walk.maps.items():
         if cluster.caller is not None and key.computation == comp.name:
@@ -623,16 +631,18 @@ def _output_to_input(
         return InstructionIndexing(tuple(slots))
     cluster = Cluster(computation)
     grouped = grouped_output_to_input(module, cluster, root.name, output_id, session=session)
-    by_name: dict[str, set[OperandIndexing]] = {}
+    by_name: dict[str, frozenset[OperandIndexing]] = {}
+    name = computation.name
     for key, value in grouped.maps.items():
-        if key.computation == computation.name:
-            by_name.setdefault(key.name, set()).update(value)
+        if key.computation == name:
+            before = by_name.get(key.name)
+            by_name[key.name] = value if before is None else before | value
     slots = [NO_MAPS] * len(params)
     slot_of = facts.slot_of()
     for name, found in by_name.items():
         k = slot_of.get(name)
         if k is not None:
-            slots[k] = frozenset(found)
+            slots[k] = found
     return InstructionIndexing(tuple(slots), grouped.notes)
 
 

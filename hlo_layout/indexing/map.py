@@ -102,6 +102,9 @@ class IndexingMap:
     rt_vars: tuple[Variable, ...] = ()
     constraints: tuple[tuple[AffineExpr, Interval], ...] = ()
     state: MapState = MapState.DEFINED
+    #: The hash, computed on first use: maps are hashed again and again (sets of operand
+    #: indexings per instruction, memo keys), and the key builds a frozenset each time.
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("results", "dims", "range_vars", "rt_vars", "constraints"):
@@ -260,7 +263,20 @@ class IndexingMap:
         return self is other or self._identity_key() == other._identity_key()
 
     def __hash__(self) -> int:
-        return hash(self._identity_key())
+        found = self._hash
+        if found is None:
+            found = hash(self._identity_key())
+            object.__setattr__(self, "_hash", found)
+        return found
+
+    def __getstate__(self) -> tuple[object, ...]:
+        # Without the cached hash: MapState hashes by name, which differs between processes.
+        return tuple(getattr(self, name) for name in _STATE)
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        for name, value in zip(_STATE, state, strict=True):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_hash", None)
 
     def __str__(self) -> str:
         from hlo_layout.indexing.text import format_indexing_map
@@ -271,6 +287,7 @@ class IndexingMap:
         return f"IndexingMap({self!s})"
 
 
+_STATE = ("results", "dims", "range_vars", "rt_vars", "constraints", "state")
 UNDEFINED = IndexingMap(state=MapState.UNDEFINED)
 
 
@@ -341,6 +358,7 @@ class _Builder:
         m = IndexingMap.__new__(IndexingMap)
         for name, value in self.fields().items():
             object.__setattr__(m, name, value)
+        object.__setattr__(m, "_hash", None)
         return m
 
     def _vars(self, space: VarSpace) -> list[Variable]:

@@ -41,7 +41,7 @@ from hlo_layout.indexing.operand import (
 )
 from hlo_layout.indexing.rules import OpContext, input_to_output, output_to_input
 from hlo_layout.syntax import index as syntax_index
-from hlo_layout.syntax.opcodes import GET_TUPLE_ELEMENT, PARAMETER, TUPLE
+from hlo_layout.syntax.opcodes import CALL, FUSION, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
@@ -77,6 +77,7 @@ _DEPTH = "indexing_nesting_depth"
 _PARTS = "indexing_budget_parts"
 _FLOOR = "indexing_budget_floor"
 _COMPOSED = "indexing_composed"
+_PRODUCED = "indexing_produced"
 
 
 class BudgetExhausted(Exception):
@@ -315,6 +316,28 @@ class _Walk:
                 self.notes.append(n)
 
 
+def _rule_output_to_input(
+    session: dict[Any, Any], ctx: OpContext, output: int
+) -> tuple[InstructionIndexing, int]:
+    """`output_to_input(ctx, output)` and its `_visit_steps`, once per instruction and output in
+    a session: every output of a whole-computation walk visits what it reads, so the instructions
+    shared among outputs are asked again and again. A rule depends only on its instruction and
+    module; fusion and call, which walk their computation (cached per session already) and refuse
+    a computation that calls itself, are asked each time."""
+    if ctx.instruction.opcode in (FUSION, CALL):
+        produced = output_to_input(ctx, output)
+        return produced, _visit_steps(produced)
+    memo = session.get(_PRODUCED)
+    if memo is None:
+        memo = session[_PRODUCED] = {}
+    key = (id(ctx.instruction), output)
+    found = memo.get(key)
+    if found is None or found[0] is not ctx.instruction:
+        produced = output_to_input(ctx, output)
+        found = memo[key] = (ctx.instruction, produced, _visit_steps(produced))
+    return found[1], found[2]
+
+
 def _visit_steps(produced: InstructionIndexing) -> int:
     """What applying a rule cost: VISIT_STEPS plus the size of the maps it built (a bitcast
     between tiled layouts builds large ones)."""
@@ -417,8 +440,8 @@ def _visit_output_to_input(walk: _Walk, cluster: Cluster, instruction: Instructi
         # A get-tuple-element's element map was keyed on the producer by `_operand_key`; the
         # GTE itself is the identity.
         output = 0 if instruction.opcode == GET_TUPLE_ELEMENT else key.element or 0
-        produced = output_to_input(ctx, output)
-        _spend(walk.session, walk.module, _visit_steps(produced))
+        produced, steps = _rule_output_to_input(walk.session, ctx, output)
+        _spend(walk.session, walk.module, steps)
         walk.note(produced.notes)
         for k, slot in produced.nonempty():
             target = _operand_key(comp, instruction, k)

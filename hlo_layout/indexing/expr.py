@@ -357,15 +357,31 @@ def replace_vars(
 ) -> AffineExpr:
     """Replace variables by `substitute(var)` (None keeps the variable), rebuilding through
     `binary()` exactly as XLA's `ReplaceVariables`: so `d0 + 0`-style results fold, nothing sorts.
+
+    `substitute` is asked once per distinct variable, and sub-expressions without a replaced
+    variable are kept as they are (what the rebuild would give them back): compositions mostly
+    shift a few symbols in large expressions, or none.
     """
     if expr.kind is ExprKind.CONST:
         return expr
     if expr.kind is ExprKind.VAR:
         replacement = substitute(expr)
         return expr if replacement is None else replacement
-    assert expr.lhs is not None and expr.rhs is not None
-    new_lhs = replace_vars(expr.lhs, substitute)
-    new_rhs = replace_vars(expr.rhs, substitute)
+    replacements: dict[AffineExpr, AffineExpr] = {}
+    for v in expr_vars(expr):
+        replacement = substitute(v)
+        if replacement is not None and replacement != v:
+            replacements[v] = replacement
+    return _replace_vars(expr, replacements) if replacements else expr
+
+
+def _replace_vars(expr: AffineExpr, replacements: dict[AffineExpr, AffineExpr]) -> AffineExpr:
+    if expr.kind is ExprKind.VAR:
+        return replacements.get(expr, expr)
+    if expr.lhs is None or expr.rhs is None or replacements.keys().isdisjoint(expr_vars(expr)):
+        return expr
+    new_lhs = _replace_vars(expr.lhs, replacements)
+    new_rhs = _replace_vars(expr.rhs, replacements)
     if new_lhs == expr.lhs and new_rhs == expr.rhs:
         return expr
     return binary(expr.kind, new_lhs, new_rhs)

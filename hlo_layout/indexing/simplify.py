@@ -587,11 +587,32 @@ def simplify(m: IndexingMap, *, preserve_point_dims: bool = False) -> IndexingMa
         if b.known_empty or not _merge_mod_constraints(b):
             break
     if not b.known_empty:
-        result_simplifier = _ExprSimplifier(
-            RangeEvaluator(b.var_bound, b.constraints, memo=True), not preserve_point_dims
-        )
-        b.results = [result_simplifier.simplify(r) for r in b.results]
+        replace_points = not preserve_point_dims
+        results = []
+        for r in b.results:
+            in_r = expr_vars(r)
+            bounds = tuple(b.var_bound(v) for v in _sorted_vars(r))
+            # Only a constraint on r's own variables can match a sub-expression of r or of
+            # what r is rewritten to, so the others do not take part in the key.
+            relevant = tuple((e, i) for e, i in b.constraints.items() if expr_vars(e) <= in_r)
+            results.append(_simplified_result(r, bounds, relevant, replace_points))
+        b.results = results
     return b.freeze()
+
+
+@lru_cache(maxsize=1 << 15)
+def _simplified_result(
+    expr: AffineExpr,
+    bounds: tuple[Interval, ...],
+    constraints: tuple[tuple[AffineExpr, Interval], ...],
+    replace_points: bool,
+) -> AffineExpr:
+    """A result simplified over its variables' `bounds` (`_sorted_vars` order) and the
+    constraints on them: the maps of one walk share most results (the same producer meets many
+    consumers), so each is simplified once."""
+    lookup = dict(zip(_sorted_vars(expr), bounds, strict=True))
+    evaluator = RangeEvaluator(lookup.__getitem__, dict(constraints), memo=True)
+    return _ExprSimplifier(evaluator, replace_points).simplify(expr)
 
 
 def simplify_expr(expr: AffineExpr, m: IndexingMap, *, use_constraints: bool = True) -> AffineExpr:

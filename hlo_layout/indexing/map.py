@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Union, cast
 
-import numpy as np
-
 from hlo_layout.indexing.errors import IndexingError
 from hlo_layout.indexing.expr import (
     AffineExpr,
@@ -40,6 +38,7 @@ from hlo_layout.indexing.expr import (
 from hlo_layout.indexing.interval import Interval
 
 if TYPE_CHECKING:
+    import numpy as np
     import numpy.typing as npt
 
 
@@ -554,6 +553,8 @@ def contains_point(
 def _eval_np(
     expr: AffineExpr, columns: dict[tuple[VarSpace, int], np.ndarray], n: int
 ) -> np.ndarray:
+    import numpy as np  # loaded on first use: building and simplifying maps never needs it
+
     kind = expr.kind
     if kind is ExprKind.CONST:
         return np.full(n, expr.value, dtype=np.int64)
@@ -584,6 +585,8 @@ def _eval_np(
 def domain_points(m: IndexingMap, *, max_points: int = 1_000_000) -> npt.NDArray[np.int64]:
     """Every point of the domain as rows `(dims..., range vars..., rt vars...)`, in lexicographic
     order: the box of variable intervals, filtered by the constraints. Empty for KNOWN EMPTY."""
+    import numpy as np  # loaded on first use: building and simplifying maps never needs it
+
     variables = [*m.dims, *m.range_vars, *m.rt_vars]
     if m.is_undefined:
         raise IndexingError("an UNDEFINED indexing map has no domain")
@@ -625,6 +628,8 @@ def evaluate_domain(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """`(points, results)`: the domain points (see `domain_points`) and, row for row, the result
     tuple at each of them. This is the map's meaning; `simplify` must not change it."""
+    import numpy as np  # loaded on first use: building and simplifying maps never needs it
+
     points = domain_points(m, max_points=max_points)
     n = points.shape[0]
     columns = _columns(m, points)

@@ -29,6 +29,22 @@ wall seconds of the whole process (start-up ~0.3 s included):
 | GPU/CPU/TPU 0.2-0.3 MB `-c ENTRY`      | -                   | 1.6-3.2 s, 1.7-2.6x inspect |
 | TPU-like 5.2 MB `-c ENTRY`             | 74 s of work        | 4-7 s, 2.4-2.8x inspect |
 
+Issue 13, `--computation ENTRY` vs `inspect`, whole process, CPU seconds (best of 3, the same
+2-core container at load 3-5, so both sides are inflated alike), before -> after the memos of
+2026-11-23 (exact composition pairs, rule results per instruction, constraint and result
+simplification, sub-expression ranges; cached map hashes; no collector passes during a report):
+
+| dump                          | inspect | before          | after           |
+|-------------------------------|---------|-----------------|-----------------|
+| TPU v5e grown 5.1 MB          | 1.31 s  | 4.73 s (3.6x)   | 2.19 s (1.7x)   |
+| mixtral 4.1 MB                | 5.17 s  | 14.0 s (2.7x)   | 7.55 s (1.5x)   |
+| CPU grown 4.6 MB              | 2.16 s  | 4.35 s (2.0x)   | 2.63 s (1.2x)   |
+
+The step budget is charged exactly as before, so the same maps are unknown: a memo hit costs the
+steps its computation would have. A bigger budget does not help mixtral (16x the steps still
+leaves 321,730 of 321,734 maps unknown); on the grown TPU dump 2x the steps makes 155 of 294
+maps exact instead of 82 of 233.
+
 Past the step budget (`indexing/fusion.py`, STEPS_PER_INSTRUCTION) maps are reported unknown
 with a note; on mixtral (979 outputs, each reading ~330 parameters through ~30,000
 instructions) nearly all are.

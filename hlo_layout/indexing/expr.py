@@ -202,13 +202,23 @@ def _as_expr(value: ExprLike) -> AffineExpr:
 
 
 def const(value: int) -> AffineExpr:
-    """An integer constant."""
-    return AffineExpr(ExprKind.CONST, int(value))
+    """An integer constant (one shared node per value: rewrites build the same few often)."""
+    return _const(int(value))
+
+
+@lru_cache(maxsize=1 << 12)
+def _const(value: int) -> AffineExpr:
+    return AffineExpr(ExprKind.CONST, value)
 
 
 def var(space: VarSpace, index: int) -> AffineExpr:
     if index < 0:
         raise IndexingError(f"variable index must be non-negative, got {index}")
+    return _var(space, index)
+
+
+@lru_cache(maxsize=1 << 12, typed=True)
+def _var(space: VarSpace, index: int) -> AffineExpr:
     return AffineExpr(ExprKind.VAR, index, space)
 
 
@@ -314,10 +324,32 @@ def walk(expr: AffineExpr) -> Iterator[AffineExpr]:
     yield expr
 
 
+@lru_cache(maxsize=1 << 16)
+def expr_vars(expr: AffineExpr) -> frozenset[AffineExpr]:
+    """The variables of one expression (cached: simplification asks for the same ones often)."""
+    if expr.kind is ExprKind.VAR:
+        return frozenset((expr,))
+    if expr.lhs is None or expr.rhs is None:
+        return frozenset()
+    return expr_vars(expr.lhs) | expr_vars(expr.rhs)
+
+
+@lru_cache(maxsize=1 << 16)
+def expr_size(expr: AffineExpr) -> int:
+    """Nodes of the expression tree (a shared sub-expression counts each time it occurs)."""
+    if expr.lhs is None or expr.rhs is None:
+        return 1
+    return 1 + expr_size(expr.lhs) + expr_size(expr.rhs)
+
+
 def used_vars(exprs: AffineExpr | tuple[AffineExpr, ...] | list[AffineExpr]) -> set[AffineExpr]:
     """The variables that occur in one expression or a sequence of them."""
-    roots = (exprs,) if isinstance(exprs, AffineExpr) else exprs
-    return {e for root in roots for e in walk(root) if e.is_var}
+    if isinstance(exprs, AffineExpr):
+        return set(expr_vars(exprs))
+    found: set[AffineExpr] = set()
+    for root in exprs:
+        found |= expr_vars(root)
+    return found
 
 
 def replace_vars(
@@ -325,15 +357,31 @@ def replace_vars(
 ) -> AffineExpr:
     """Replace variables by `substitute(var)` (None keeps the variable), rebuilding through
     `binary()` exactly as XLA's `ReplaceVariables`: so `d0 + 0`-style results fold, nothing sorts.
+
+    `substitute` is asked once per distinct variable, and sub-expressions without a replaced
+    variable are kept as they are (what the rebuild would give them back): compositions mostly
+    shift a few symbols in large expressions, or none.
     """
     if expr.kind is ExprKind.CONST:
         return expr
     if expr.kind is ExprKind.VAR:
         replacement = substitute(expr)
         return expr if replacement is None else replacement
-    assert expr.lhs is not None and expr.rhs is not None
-    new_lhs = replace_vars(expr.lhs, substitute)
-    new_rhs = replace_vars(expr.rhs, substitute)
+    replacements: dict[AffineExpr, AffineExpr] = {}
+    for v in expr_vars(expr):
+        replacement = substitute(v)
+        if replacement is not None and replacement != v:
+            replacements[v] = replacement
+    return _replace_vars(expr, replacements) if replacements else expr
+
+
+def _replace_vars(expr: AffineExpr, replacements: dict[AffineExpr, AffineExpr]) -> AffineExpr:
+    if expr.kind is ExprKind.VAR:
+        return replacements.get(expr, expr)
+    if expr.lhs is None or expr.rhs is None or replacements.keys().isdisjoint(expr_vars(expr)):
+        return expr
+    new_lhs = _replace_vars(expr.lhs, replacements)
+    new_rhs = _replace_vars(expr.rhs, replacements)
     if new_lhs == expr.lhs and new_rhs == expr.rhs:
         return expr
     return binary(expr.kind, new_lhs, new_rhs)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hlo_layout.indexing.errors import IndexingError
-from hlo_layout.indexing.expr import ExprKind, VarSpace
+from hlo_layout.indexing.expr import ExprKind, VarSpace, expr_size
 from hlo_layout.indexing.map import IndexingMap
 from hlo_layout.indexing.operand import (
     NO_MAPS,
@@ -36,11 +36,12 @@ from hlo_layout.indexing.operand import (
     InstructionIndexing,
     OperandIndexing,
     compose_operand_indexing,
+    exact_key,
     simplify_operand_indexing,
 )
 from hlo_layout.indexing.rules import OpContext, input_to_output, output_to_input
 from hlo_layout.syntax import index as syntax_index
-from hlo_layout.syntax.opcodes import GET_TUPLE_ELEMENT, PARAMETER, TUPLE
+from hlo_layout.syntax.opcodes import CALL, FUSION, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
@@ -75,6 +76,8 @@ _BUDGET_SIZE = "indexing_steps_size"
 _DEPTH = "indexing_nesting_depth"
 _PARTS = "indexing_budget_parts"
 _FLOOR = "indexing_budget_floor"
+_COMPOSED = "indexing_composed"
+_PRODUCED = "indexing_produced"
 
 
 class BudgetExhausted(Exception):
@@ -288,16 +291,51 @@ class _Walk:
             _spend(self.session, self.module, 1)
             return consumer
         _spend(self.session, self.module, 1 + _size(consumer) + _size(producer))
-        try:
-            return simplify_operand_indexing(compose_operand_indexing(consumer, producer))
-        except IndexingError as e:
-            self.note([f"cannot compose: {e}"])
+        # The same pair recurs (a layer's fusions read alike; one producer meets every consumer
+        # that reached it): compose and simplify each exact pair once per session. The budget
+        # is spent above all the same, so what is unknown does not depend on the memo.
+        memo = self.session.get(_COMPOSED)
+        if memo is None:
+            memo = self.session[_COMPOSED] = {}
+        key = (exact_key(consumer), exact_key(producer))
+        found = memo.get(key)
+        if found is None:
+            try:
+                found = simplify_operand_indexing(compose_operand_indexing(consumer, producer))
+            except IndexingError as e:
+                found = f"cannot compose: {e}"
+            memo[key] = found
+        if isinstance(found, str):
+            self.note([found])
             return UNKNOWN
+        return found
 
     def note(self, notes: Iterable[str]) -> None:
         for n in notes:
             if n not in self.notes:
                 self.notes.append(n)
+
+
+def _rule_output_to_input(
+    session: dict[Any, Any], ctx: OpContext, output: int
+) -> tuple[InstructionIndexing, int]:
+    """`output_to_input(ctx, output)` and its `_visit_steps`, once per instruction and output in
+    a session: every output of a whole-computation walk visits what it reads, so the instructions
+    shared among outputs are asked again and again. A rule depends only on its instruction and
+    module; fusion and call, which walk their computation (cached per session already) and refuse
+    a computation that calls itself, are asked each time."""
+    if ctx.instruction.opcode in (FUSION, CALL):
+        produced = output_to_input(ctx, output)
+        return produced, _visit_steps(produced)
+    memo = session.get(_PRODUCED)
+    if memo is None:
+        memo = session[_PRODUCED] = {}
+    key = (id(ctx.instruction), output)
+    found = memo.get(key)
+    if found is None or found[0] is not ctx.instruction:
+        produced = output_to_input(ctx, output)
+        found = memo[key] = (ctx.instruction, produced, _visit_steps(produced))
+    return found[1], found[2]
 
 
 def _visit_steps(produced: InstructionIndexing) -> int:
@@ -310,14 +348,12 @@ def _size(oi: OperandIndexing) -> int:
     """Expression nodes of a map's results and constraints (and its runtime variables' maps):
     what composing and simplifying it costs, in budget steps."""
     maps = [oi.map, *(rv.map for rv in oi.rt_vars)]
-    stack = [e for m in maps for e in m.results] + [e for m in maps for e, _ in m.constraints]
     count = 0
-    while stack:
-        e = stack.pop()
-        count += 1
-        if e.lhs is not None and e.rhs is not None:
-            stack.append(e.lhs)
-            stack.append(e.rhs)
+    for m in maps:
+        for e in m.results:
+            count += expr_size(e)
+        for e, _ in m.constraints:
+            count += expr_size(e)
     return count
 
 
@@ -404,8 +440,8 @@ def _visit_output_to_input(walk: _Walk, cluster: Cluster, instruction: Instructi
         # A get-tuple-element's element map was keyed on the producer by `_operand_key`; the
         # GTE itself is the identity.
         output = 0 if instruction.opcode == GET_TUPLE_ELEMENT else key.element or 0
-        produced = output_to_input(ctx, output)
-        _spend(walk.session, walk.module, _visit_steps(produced))
+        produced, steps = _rule_output_to_input(walk.session, ctx, output)
+        _spend(walk.session, walk.module, steps)
         walk.note(produced.notes)
         for k, slot in produced.nonempty():
             target = _operand_key(comp, instruction, k)
@@ -471,10 +507,18 @@ def grouped_output_to_input(
     except BudgetExhausted:
         walk.maps = {}
         reads = facts.reads(start, element)
-        for k, read in enumerate(facts.params):
-            if reads >> k & 1:
-                walk.maps[NodeRef(comp.name, read.name)] = {UNKNOWN}
+        params = facts.params
+        while reads:  # the set bits, lowest first (an ENTRY has thousands of parameters)
+            low = reads & -reads
+            reads ^= low
+            k = low.bit_length() - 1
+            if k >= len(params):
+                break
+            walk.maps[NodeRef(comp.name, params[k].name)] = {UNKNOWN}
         walk.note([_budget_note(session, module)])
+    if cluster.caller is None:  # keys are unique: nothing to merge
+        frozen = {k: frozenset(v) for k, v in walk.maps.items()}
+        return GroupedIndexing(frozen, tuple(walk.notes))
     maps: dict[NodeRef, set[OperandIndexing]] = {}
     for key, value in walk.maps.items():
         if cluster.caller is not None and key.computation == comp.name:
@@ -610,16 +654,18 @@ def _output_to_input(
         return InstructionIndexing(tuple(slots))
     cluster = Cluster(computation)
     grouped = grouped_output_to_input(module, cluster, root.name, output_id, session=session)
-    by_name: dict[str, set[OperandIndexing]] = {}
+    by_name: dict[str, frozenset[OperandIndexing]] = {}
+    name = computation.name
     for key, value in grouped.maps.items():
-        if key.computation == computation.name:
-            by_name.setdefault(key.name, set()).update(value)
+        if key.computation == name:
+            before = by_name.get(key.name)
+            by_name[key.name] = value if before is None else before | value
     slots = [NO_MAPS] * len(params)
     slot_of = facts.slot_of()
     for name, found in by_name.items():
         k = slot_of.get(name)
         if k is not None:
-            slots[k] = frozenset(found)
+            slots[k] = found
     return InstructionIndexing(tuple(slots), grouped.notes)
 
 

@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Union, cast
 
-import numpy as np
-
 from hlo_layout.indexing.errors import IndexingError
 from hlo_layout.indexing.expr import (
     AffineExpr,
@@ -40,6 +38,7 @@ from hlo_layout.indexing.expr import (
 from hlo_layout.indexing.interval import Interval
 
 if TYPE_CHECKING:
+    import numpy as np
     import numpy.typing as npt
 
 
@@ -102,6 +101,9 @@ class IndexingMap:
     rt_vars: tuple[Variable, ...] = ()
     constraints: tuple[tuple[AffineExpr, Interval], ...] = ()
     state: MapState = MapState.DEFINED
+    #: The hash, computed on first use: maps are hashed again and again (sets of operand
+    #: indexings per instruction, memo keys), and the key builds a frozenset each time.
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("results", "dims", "range_vars", "rt_vars", "constraints"):
@@ -260,7 +262,20 @@ class IndexingMap:
         return self is other or self._identity_key() == other._identity_key()
 
     def __hash__(self) -> int:
-        return hash(self._identity_key())
+        found = self._hash
+        if found is None:
+            found = hash(self._identity_key())
+            object.__setattr__(self, "_hash", found)
+        return found
+
+    def __getstate__(self) -> tuple[object, ...]:
+        # Without the cached hash: MapState hashes by name, which differs between processes.
+        return tuple(getattr(self, name) for name in _STATE)
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        for name, value in zip(_STATE, state, strict=True):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_hash", None)
 
     def __str__(self) -> str:
         from hlo_layout.indexing.text import format_indexing_map
@@ -271,6 +286,7 @@ class IndexingMap:
         return f"IndexingMap({self!s})"
 
 
+_STATE = ("results", "dims", "range_vars", "rt_vars", "constraints", "state")
 UNDEFINED = IndexingMap(state=MapState.UNDEFINED)
 
 
@@ -341,6 +357,7 @@ class _Builder:
         m = IndexingMap.__new__(IndexingMap)
         for name, value in self.fields().items():
             object.__setattr__(m, name, value)
+        object.__setattr__(m, "_hash", None)
         return m
 
     def _vars(self, space: VarSpace) -> list[Variable]:
@@ -536,6 +553,8 @@ def contains_point(
 def _eval_np(
     expr: AffineExpr, columns: dict[tuple[VarSpace, int], np.ndarray], n: int
 ) -> np.ndarray:
+    import numpy as np  # loaded on first use: building and simplifying maps never needs it
+
     kind = expr.kind
     if kind is ExprKind.CONST:
         return np.full(n, expr.value, dtype=np.int64)
@@ -566,6 +585,8 @@ def _eval_np(
 def domain_points(m: IndexingMap, *, max_points: int = 1_000_000) -> npt.NDArray[np.int64]:
     """Every point of the domain as rows `(dims..., range vars..., rt vars...)`, in lexicographic
     order: the box of variable intervals, filtered by the constraints. Empty for KNOWN EMPTY."""
+    import numpy as np  # loaded on first use: building and simplifying maps never needs it
+
     variables = [*m.dims, *m.range_vars, *m.rt_vars]
     if m.is_undefined:
         raise IndexingError("an UNDEFINED indexing map has no domain")
@@ -607,6 +628,8 @@ def evaluate_domain(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """`(points, results)`: the domain points (see `domain_points`) and, row for row, the result
     tuple at each of them. This is the map's meaning; `simplify` must not change it."""
+    import numpy as np  # loaded on first use: building and simplifying maps never needs it
+
     points = domain_points(m, max_points=max_points)
     n = points.shape[0]
     columns = _columns(m, points)

@@ -22,7 +22,7 @@ from typing import Any
 
 from hlo_layout.indexing.expr import VarSpace
 from hlo_layout.indexing.map import UNDEFINED, IndexingMap, compose
-from hlo_layout.indexing.simplify import remove_unused_symbols, simplify, unused_symbols
+from hlo_layout.indexing.simplify import detect_unused_symbols, remove_unused_symbols, simplify
 from hlo_layout.indexing.text import format_indexing_map, to_json
 
 
@@ -115,6 +115,26 @@ def operand_indexing_json(oi: OperandIndexing) -> dict[str, Any]:
 _UNKNOWN_JSON: dict[str, Any] = {}
 
 
+def _map_key(m: IndexingMap) -> tuple[Any, ...]:
+    key: tuple[Any, ...] = (m.state, m.results, m.dims, m.range_vars, m.rt_vars, m.constraints)
+    variables = (*m.dims, *m.range_vars, *m.rt_vars)
+    if any(v.name for v in variables):
+        key += (tuple(v.name for v in variables),)
+    return key
+
+
+def exact_key(oi: OperandIndexing) -> tuple[Any, ...]:
+    """A key under which two indexings are the same in every printed detail: equality ignores
+    constraint order, variable names and source labels, which simplification and printing
+    keep, so memos of derived maps (`fusion._Walk.compose`) key on this instead."""
+    rt_vars = tuple(
+        (rv.source.computation, rv.source.name, rv.source.label, _map_key(rv.map))
+        for rv in oi.rt_vars
+    )
+    replica = None if oi.replica_id is None else _map_key(oi.replica_id)
+    return (_map_key(oi.map), rt_vars, replica)
+
+
 def compose_operand_indexing(first: OperandIndexing, second: OperandIndexing) -> OperandIndexing:
     """`second ∘ first` for whole operand indexings (XLA's `ComposeOperandIndexing`).
 
@@ -139,7 +159,7 @@ def remove_unused_operand_symbols(oi: OperandIndexing) -> OperandIndexing:
     (XLA's `OperandIndexing::RemoveUnusedSymbols`)."""
     if oi.is_undefined or oi.map.num_symbols == 0:
         return oi
-    unused = unused_symbols(oi.map)
+    unused, dead = detect_unused_symbols(oi.map)
     if not unused:
         return oi
     kept = tuple(
@@ -147,7 +167,7 @@ def remove_unused_operand_symbols(oi: OperandIndexing) -> OperandIndexing:
         for k, rv in enumerate(oi.rt_vars)
         if not any(v.space is VarSpace.RT and v.value == k for v in unused)
     )
-    return OperandIndexing(remove_unused_symbols(oi.map), kept, oi.replica_id)
+    return OperandIndexing(remove_unused_symbols(oi.map, (unused, dead)), kept, oi.replica_id)
 
 
 def simplify_operand_indexing(
@@ -233,6 +253,7 @@ __all__ = [
     "RuntimeVar",
     "SourceRef",
     "compose_operand_indexing",
+    "exact_key",
     "format_operand_indexing",
     "operand_indexing_json",
     "remove_unused_operand_symbols",

@@ -24,19 +24,40 @@ _BIG = 1 << 62
 
 class RangeEvaluator:
     """Evaluates expression ranges against live variable bounds (a callable, so a map that is being
-    simplified can tighten its bounds between calls) and optional constraints."""
+    simplified can tighten its bounds between calls) and optional constraints.
 
-    __slots__ = ("_bounds", "_constraints")
+    With `memo`, each sub-expression's range is computed once (a simplification pass asks for
+    the same sub-expressions again and again, each ask recursing to the leaves); whoever changes
+    the bounds or constraints calls `forget()` before asking again."""
+
+    __slots__ = ("_bounds", "_constraints", "_memo")
 
     def __init__(
         self,
         bounds: Callable[[AffineExpr], Interval],
         constraints: Mapping[AffineExpr, Interval] | None = None,
+        *,
+        memo: bool = False,
     ) -> None:
         self._bounds = bounds
         self._constraints = constraints
+        self._memo: dict[AffineExpr, Interval] | None = {} if memo else None
+
+    def forget(self) -> None:
+        """Drop memoized ranges: the bounds or constraints changed."""
+        if self._memo is not None:
+            self._memo = {}
 
     def range(self, expr: AffineExpr) -> Interval:
+        memo = self._memo
+        if memo is not None:
+            found = memo.get(expr)
+            if found is None:
+                found = memo[expr] = self._compute(expr)
+            return found
+        return self._compute(expr)
+
+    def _compute(self, expr: AffineExpr) -> Interval:
         kind = expr.kind
         if kind is ExprKind.CONST:
             return Interval(expr.value, expr.value)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from hlo_layout.indexing.expr import (
     AffineExpr,
@@ -39,6 +40,7 @@ from hlo_layout.indexing.expr import (
     binary,
     canonicalize,
     const,
+    expr_vars,
     map_summands,
     replace,
     replace_vars,
@@ -66,11 +68,19 @@ class _ExprSimplifier:
     single value becomes that constant.
     """
 
-    __slots__ = ("_eval", "_replace_points")
+    __slots__ = ("_eval", "_once", "_replace_points")
 
     def __init__(self, evaluator: RangeEvaluator, replace_point_dims: bool = True) -> None:
         self._eval = evaluator
         self._replace_points = replace_point_dims
+        #: `_simplify_once` results while the bounds hold still: the fixed-point loop of
+        #: `simplify` rewrites the whole expression again, sub-expressions already done.
+        self._once: dict[AffineExpr, AffineExpr] = {}
+
+    def forget(self) -> None:
+        """The bounds may have moved: drop memoized ranges and rewrites."""
+        self._eval.forget()
+        self._once = {}
 
     def _range(self, expr: AffineExpr) -> Interval:
         return self._eval.range(expr)
@@ -322,8 +332,14 @@ class _ExprSimplifier:
     # -- drivers ------------------------------------------------------------------------------
 
     def _simplify_once(self, expr: AffineExpr) -> AffineExpr:
-        if expr.is_const:
+        if expr.kind is ExprKind.CONST:
             return expr
+        found = self._once.get(expr)
+        if found is None:
+            found = self._once[expr] = self._rewrite(expr)
+        return found
+
+    def _rewrite(self, expr: AffineExpr) -> AffineExpr:
         if self._replace_points:
             bounds = self._range(expr)
             if bounds.is_point:
@@ -436,11 +452,14 @@ class _ExprSimplifier:
 
     def simplify_constraint_exprs(self, b: _Builder) -> bool:
         """Simplify each constraint; drop the ones that always hold (`SimplifyConstraintExprs`)."""
+        self.forget()  # the bounds may have moved since the last pass
         to_remove: list[AffineExpr] = []
         to_add: list[tuple[AffineExpr, Interval]] = []
         for expr, interval in list(b.constraints.items()):
-            simplified = self.simplify(expr)
-            if interval.contains(self._range(simplified)):
+            variables = _sorted_vars(expr)
+            bounds = tuple(b.var_bound(v) for v in variables)
+            simplified, simplified_range = _simplified_constraint(expr, bounds)
+            if interval.contains(simplified_range):
                 to_remove.append(expr)
                 continue
             if simplified == expr:
@@ -455,6 +474,7 @@ class _ExprSimplifier:
 
     def simplify_constraint_ranges(self, b: _Builder) -> bool:
         """Move constants and factors from constraint expressions into their intervals."""
+        self.forget()
         to_remove: list[AffineExpr] = []
         to_add: list[tuple[AffineExpr, Interval]] = []
         for expr, interval in list(b.constraints.items()):
@@ -467,6 +487,25 @@ class _ExprSimplifier:
         for expr, interval in to_add:
             b.add_constraint(expr, interval)
         return bool(to_add)
+
+
+@lru_cache(maxsize=1 << 16)
+def _sorted_vars(expr: AffineExpr) -> tuple[AffineExpr, ...]:
+    return tuple(sorted(expr_vars(expr), key=lambda v: v._key))
+
+
+@lru_cache(maxsize=1 << 15)
+def _simplified_constraint(
+    expr: AffineExpr, bounds: tuple[Interval, ...]
+) -> tuple[AffineExpr, Interval]:
+    """A constraint expression simplified over its variables' `bounds` (in `_sorted_vars`
+    order), and the range of the result. Constraint passes range-evaluate without constraints,
+    so nothing else matters; a composition's constraints (`result_k in dim_k`) recur across maps,
+    so they are simplified once each."""
+    lookup = dict(zip(_sorted_vars(expr), bounds, strict=True))
+    simplifier = _ExprSimplifier(RangeEvaluator(lookup.__getitem__, memo=True))
+    simplified = simplifier.simplify(expr)
+    return simplified, simplifier._range(simplified)
 
 
 # -- whole-map passes ---------------------------------------------------------------------------
@@ -535,7 +574,7 @@ def simplify(m: IndexingMap, *, preserve_point_dims: bool = False) -> IndexingMa
     if m.is_undefined or m.is_known_empty:
         return m
     b = _Builder.raw(m)
-    constraint_simplifier = _ExprSimplifier(RangeEvaluator(b.var_bound))
+    constraint_simplifier = _ExprSimplifier(RangeEvaluator(b.var_bound, memo=True))
     # XLA runs the constraint loop once, then MergeModConstraints. When merging moves a bound, the
     # loop can make progress again (`rt0 mod 2 in [0, 0]` is always true once rt0 is snapped to
     # [2, 2]); we repeat until the domain is stable, so that `simplify` is idempotent.
@@ -548,11 +587,32 @@ def simplify(m: IndexingMap, *, preserve_point_dims: bool = False) -> IndexingMa
         if b.known_empty or not _merge_mod_constraints(b):
             break
     if not b.known_empty:
-        result_simplifier = _ExprSimplifier(
-            RangeEvaluator(b.var_bound, b.constraints), not preserve_point_dims
-        )
-        b.results = [result_simplifier.simplify(r) for r in b.results]
+        replace_points = not preserve_point_dims
+        results = []
+        for r in b.results:
+            in_r = expr_vars(r)
+            bounds = tuple(b.var_bound(v) for v in _sorted_vars(r))
+            # Only a constraint on r's own variables can match a sub-expression of r or of
+            # what r is rewritten to, so the others do not take part in the key.
+            relevant = tuple((e, i) for e, i in b.constraints.items() if expr_vars(e) <= in_r)
+            results.append(_simplified_result(r, bounds, relevant, replace_points))
+        b.results = results
     return b.freeze()
+
+
+@lru_cache(maxsize=1 << 15)
+def _simplified_result(
+    expr: AffineExpr,
+    bounds: tuple[Interval, ...],
+    constraints: tuple[tuple[AffineExpr, Interval], ...],
+    replace_points: bool,
+) -> AffineExpr:
+    """A result simplified over its variables' `bounds` (`_sorted_vars` order) and the
+    constraints on them: the maps of one walk share most results (the same producer meets many
+    consumers), so each is simplified once."""
+    lookup = dict(zip(_sorted_vars(expr), bounds, strict=True))
+    evaluator = RangeEvaluator(lookup.__getitem__, dict(constraints), memo=True)
+    return _ExprSimplifier(evaluator, replace_points).simplify(expr)
 
 
 def simplify_expr(expr: AffineExpr, m: IndexingMap, *, use_constraints: bool = True) -> AffineExpr:
@@ -640,16 +700,25 @@ def _compress_vars(m: IndexingMap, unused: set[AffineExpr], dead: list[AffineExp
     return b.freeze()
 
 
-def remove_unused_symbols(m: IndexingMap) -> IndexingMap:
+def detect_unused_symbols(m: IndexingMap) -> tuple[set[AffineExpr], list[AffineExpr]]:
+    """(symbols `remove_unused_symbols` drops, constraints it deletes): for a caller that needs
+    the symbols too and passes them back, so the detection runs once."""
+    return _detect_unused(m, removing_dims=False, removing_symbols=True)
+
+
+def remove_unused_symbols(
+    m: IndexingMap, detected: tuple[set[AffineExpr], list[AffineExpr]] | None = None
+) -> IndexingMap:
     """Drop range and rt vars that no result needs (XLA's `RemoveUnusedSymbols`); idempotent.
 
     A symbol is unused if it appears neither in the results nor in a constraint that also involves
     a used variable; constraints over unused symbols only are deleted. Range vars and rt vars are
     renumbered separately: `(d0)[s0, s1] -> (d0 + s1)` becomes `(d0)[s0] -> (d0 + s0)`.
+    `detected` is `detect_unused_symbols(m)`, if the caller has it.
     """
     if m.is_undefined or m.num_symbols == 0:
         return m
-    unused, dead = _detect_unused(m, removing_dims=False, removing_symbols=True)
+    unused, dead = detected if detected is not None else detect_unused_symbols(m)
     return _compress_vars(m, unused, dead)
 
 

@@ -8,6 +8,7 @@ from rich.console import RenderableType, group
 from rich.padding import Padding
 from rich.text import Text
 
+from hlo_layout.indexing.map import MapState
 from hlo_layout.indexing.text import format_indexing_map
 from hlo_layout.report.indexing_model import IndexingReport, MapEntry, OperandReport
 
@@ -72,11 +73,12 @@ def _operand(op: OperandReport, report: IndexingReport, legacy: bool) -> Iterato
 def _unknown_run(maps: tuple[MapEntry, ...], i: int) -> int:
     """The last index of the run of unknown maps starting at i over consecutive outputs (i when
     maps[i] is known or alone)."""
-    last = i
+    last, end = i, len(maps) - 1
+    undefined = MapState.UNDEFINED  # states read directly: runs are 300,000 maps long
     while (
-        maps[last].indexing.is_undefined
-        and last + 1 < len(maps)
-        and maps[last + 1].indexing.is_undefined
+        last < end
+        and maps[last].indexing.map.state is undefined
+        and maps[last + 1].indexing.map.state is undefined
         and maps[last + 1].output == maps[last].output + 1
     ):
         last += 1

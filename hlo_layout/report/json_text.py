@@ -14,7 +14,9 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-_encode_str: Callable[[str], str] = json.encoder.encode_basestring
+#: A str as JSON with ensure_ascii=False (the C encoder's).
+encode_str: Callable[[str], str] = json.encoder.encode_basestring
+_encode_str = encode_str
 _float_repr = json.encoder.JSONEncoder().encode
 
 #: A list holding only this string marks where `write_document` splices streamed items in.
@@ -104,4 +106,4 @@ def write_document(
     out.write("\n")
 
 
-__all__ = ["SPLICE", "dumps_indented", "write_document"]
+__all__ = ["SPLICE", "dumps_indented", "encode_str", "write_document"]

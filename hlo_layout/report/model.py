@@ -21,9 +21,12 @@ from hlo_layout.layout.module_memory import (
     ShapeFacts,
     memory_report,
 )
-from hlo_layout.report.json_text import SPLICE, dumps_indented, write_document
+from hlo_layout.report.json_text import SPLICE, dumps_indented, encode_str, write_document
 from hlo_layout.syntax.opcodes import FUSION
+from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
+
+_encode_str = encode_str
 
 #: Bumped when a key changes meaning or disappears (adding keys does not bump it).
 SCHEMA_VERSION = 1
@@ -95,31 +98,151 @@ def computation_object(
     }
 
 
+#: Depth of an instruction object in the document (a computation's `instructions` list).
+INSTRUCTION_LEVEL = COMPUTATION_LEVEL + 2
+#: Instructions joined into one piece of `computation_pieces` (a few hundred KB of text).
+_BATCH = 256
+
+
 def computation_pieces(
-    computation: Computation, shape_text: ShapeFacts, kind: str, is_entry: bool
+    computation: Computation, text: InstructionText, kind: str, is_entry: bool
 ) -> Iterator[str]:
-    """The computation's object as document text (at COMPUTATION_LEVEL), one instruction at a
-    time: a computation of a million instructions never becomes one Python structure."""
+    """The computation's object as document text (at COMPUTATION_LEVEL), a batch of
+    instructions at a time: a computation of a million instructions never becomes one Python
+    structure or one string, yet the writer gets few, large pieces."""
     if not computation.instructions:
         yield dumps_indented(
-            computation_object(computation, shape_text, kind, is_entry, []), COMPUTATION_LEVEL
+            computation_object(computation, text.facts, kind, is_entry, []), COMPUTATION_LEVEL
         )
         return
     shell = dumps_indented(
-        computation_object(computation, shape_text, kind, is_entry, [SPLICE]), COMPUTATION_LEVEL
+        computation_object(computation, text.facts, kind, is_entry, [SPLICE]), COMPUTATION_LEVEL
     )
-    marker = dumps_indented(SPLICE)
-    head, _, tail = shell.partition(marker)
-    yield head
-    level = COMPUTATION_LEVEL + 2
-    separator = ",\n" + "  " * level
-    first = True
-    for instruction in computation.instructions:
-        if not first:
-            yield separator
-        first = False
-        yield dumps_indented(instruction_json(instruction, shape_text), level)
+    head, _, tail = shell.partition(dumps_indented(SPLICE))
+    separator = ",\n" + "  " * INSTRUCTION_LEVEL
+    instructions = computation.instructions
+    for start in range(0, len(instructions), _BATCH):
+        batch = separator.join([text(i) for i in instructions[start : start + _BATCH]])
+        yield head + batch if start == 0 else separator + batch
     yield tail
+
+
+class InstructionText:
+    """`dumps_indented(instruction_json(i, facts), INSTRUCTION_LEVEL)`, spelled directly.
+
+    The generic encoder walks a fresh dict per instruction in Python; here the text is put
+    together from fragments that repeat across a dump and are spelled once, by the generic
+    encoder itself (so the spelling cannot drift): the opcode's line, the shape's line and its
+    byte figures (per shape object: the parser shares one per distinct text), attribute keys.
+    Only names, operand references and attribute values are encoded per instruction (C).
+    tests/report/test_json_text.py compares the two on every corpus instruction.
+    """
+
+    __slots__ = ("_keys", "_opcodes", "_shapes", "facts")
+
+    def __init__(self, facts: ShapeFacts) -> None:
+        self.facts = facts
+        self._opcodes: dict[str, str] = {}
+        self._shapes: dict[int, tuple[Shape, str, str, str]] = {}  # by id, as ShapeFacts
+        self._keys: dict[str, str] = {}
+
+    def _opcode(self, opcode: str) -> str:
+        text = _KEY + '"opcode": ' + _encode_str(opcode) + _KEY + '"shape": '
+        self._opcodes[opcode] = text
+        return text
+
+    def _shape(self, shape: Shape) -> tuple[Shape, str, str, str]:
+        """(shape, its text up to the operands' key, then `is_root` false / true and the byte
+        figures up to the next key)."""
+        logical, physical, padding, space = self.facts.figures(shape)
+        tail = _inner(
+            {
+                "is_root": False,
+                "logical_bytes": logical,
+                "physical_bytes": physical,
+                "padding_bytes": padding,
+                "memory_space": space,
+            }
+        )
+        hit = self._shapes[id(shape)] = (
+            shape,
+            _encode_str(self.facts(shape)) + _KEY + '"operands": ',
+            tail,
+            tail.replace('"is_root": false', '"is_root": true', 1),
+        )
+        return hit
+
+    def _key(self, key: str) -> str:
+        text = self._keys[key] = _ITEM + _encode_str(key) + ": "
+        return text
+
+    def __call__(self, instruction: Instruction) -> str:
+        name, opcode, shape, operands, attributes, is_root, literal, number, _, inferred = (
+            instruction
+        )
+        hit = self._shapes.get(id(shape))
+        if hit is None:
+            hit = self._shape(shape)
+        parts = [
+            _HEAD,
+            _encode_str(name),
+            self._opcodes.get(opcode) or self._opcode(opcode),
+            hit[1],
+        ]
+        if operands:
+            parts.append(
+                "["
+                + _ITEM
+                + _ITEM_SEP.join(
+                    [_encode_str(n if i is None else f"{n}#{i}") for n, i, _ in operands]
+                )
+                + _CLOSE_LIST
+            )
+        else:
+            parts.append("[]")
+        parts.append(hit[3] if is_root else hit[2])
+        if inferred:
+            parts.append(_INFERRED)
+        if number is not None:
+            parts.append(_KEY + '"parameter_number": ' + int.__repr__(number))
+        if literal is not None:
+            parts.append(_KEY + '"literal": ' + _encode_str(literal))
+        called = instruction.called_computations
+        if called:
+            parts.append(
+                _KEY + '"called_computations": [' + _ITEM
+                + _ITEM_SEP.join([_encode_str(c) for c in called]) + _CLOSE_LIST
+            )  # fmt: skip
+        parts.append(_KEY + '"attributes": ')
+        if attributes:
+            keys = self._keys
+            values = {a.key: a.raw for a in attributes}  # a repeated key: its last value
+            parts.append(
+                "{" + ",".join(
+                    [(keys.get(k) or self._key(k)) + _encode_str(v) for k, v in values.items()]
+                ) + _CLOSE_OBJECT
+            )  # fmt: skip
+        else:
+            parts.append("{}")
+        parts.append(_END)
+        return "".join(parts)
+
+
+_INDENT = "  " * (INSTRUCTION_LEVEL + 1)
+#: Before an instruction's second and later keys, and an item of its lists and objects.
+_KEY = ",\n" + _INDENT
+_ITEM = "\n" + _INDENT + "  "
+_ITEM_SEP = "," + _ITEM
+_CLOSE_LIST = "\n" + _INDENT + "]"
+_CLOSE_OBJECT = "\n" + _INDENT + "}"
+_HEAD = "{\n" + _INDENT + '"name": '
+_END = "\n" + "  " * INSTRUCTION_LEVEL + "}"
+_INFERRED = _KEY + '"shape_inferred": true'
+
+
+def _inner(obj: dict[str, Any]) -> str:
+    """The keys of `obj` as they sit inside an instruction object, each after `_KEY`."""
+    return "," + dumps_indented(obj, INSTRUCTION_LEVEL)[1 : -len(_END)]
 
 
 def leaf_json(row: LeafRow) -> dict[str, Any]:
@@ -335,7 +458,7 @@ def write_inspect_json(
 ) -> None:
     """Write `json.dumps(inspect_json(...), indent=2, ensure_ascii=False)` plus a newline to
     `out`, one instruction at a time (never the whole document in memory)."""
-    shape_text = ShapeFacts()
+    text = InstructionText(ShapeFacts())
     heads = []
     for file, module, report in modules:
         entry = module.entry
@@ -356,7 +479,7 @@ def write_inspect_json(
         entry = module.entry
         for c in _selected(module, computation):
             kind = "entry" if c is entry else module.kind(c)
-            yield computation_pieces(c, shape_text, kind, c is entry)
+            yield computation_pieces(c, text, kind, c is entry)
 
     write_document(out, {"schema_version": SCHEMA_VERSION, "modules": heads}, fill)
 

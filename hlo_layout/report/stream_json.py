@@ -34,7 +34,12 @@ from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.module_memory import ShapeFacts, memory_report
 from hlo_layout.layout.skeleton import BackendVote, SkeletonSpool
 from hlo_layout.report.json_text import write_document
-from hlo_layout.report.model import SCHEMA_VERSION, computation_pieces, module_head
+from hlo_layout.report.model import (
+    SCHEMA_VERSION,
+    InstructionText,
+    computation_pieces,
+    module_head,
+)
 from hlo_layout.syntax.index import callees, computation_kind
 from hlo_layout.syntax.stream import ModuleHeader, StreamFallback, stream_items
 from hlo_layout.syntax.tree import Attribute, Computation
@@ -90,7 +95,7 @@ class _Module:
 
 
 def _add(
-    m: _Module, c: Computation, spool: IO[bytes], skeletons: SkeletonSpool, facts: ShapeFacts
+    m: _Module, c: Computation, spool: IO[bytes], skeletons: SkeletonSpool, text: InstructionText
 ) -> None:
     verifier = m.verifier
     verifier.add(c)
@@ -104,7 +109,7 @@ def _add(
         names.append(callee)
     verifier.add_callees(names)
     start = spool.tell()
-    for piece in computation_pieces(c, facts, _KIND, c.is_entry):
+    for piece in computation_pieces(c, text, _KIND, c.is_entry):
         spool.write(piece.encode("utf-8"))
     m.fragments.append((c.name, start, spool.tell() - start))
     m.backend.add(c)
@@ -126,7 +131,7 @@ def stream_inspect_json(
     writing anything when the dump needs the whole-file reader; HloInputError for an unreadable
     file.
     """
-    facts = ShapeFacts()
+    text = InstructionText(ShapeFacts())
     file = str(path)
     modules: list[_Module] = []
     with tempfile.TemporaryFile("w+b") as spool, tempfile.TemporaryFile("w+b") as skeleton_file:
@@ -143,7 +148,7 @@ def stream_inspect_json(
                 continue  # stack-frame sections are not in the JSON
             if not modules:
                 modules.append(_Module(None, ()))
-            _add(modules[-1], item, spool, skeletons, facts)
+            _add(modules[-1], item, spool, skeletons, text)
             del item
         if not modules:
             raise StreamFallback  # nothing to read: the whole-file path says so

@@ -6,8 +6,9 @@ after each change to the JSON writer.
 
 Every `*.txt` under tests/data and ../shared/corpus (all of them except xla-tests, plus an even
 sample of about 300 xla-tests texts) runs in-process (Typer's runner: a subprocess per file costs
-0.7 s of start-up) both in memory and `--stream`; stdout bytes, stderr and the exit code are
-kept (on `save`, the stdout too, as DIR/files/N-VARIANT.json, for diffing). BIG dumps run as real subprocesses (the CLI's own stdout) and only their digests are kept.
+0.7 s of start-up) both in memory and `--stream`; the digest of stdout, stderr and the exit
+code are kept (on `save`, stdout too, as DIR/files/N-VARIANT.json, for diffing). BIG dumps run
+as real subprocesses (the CLI's own stdout).
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ def run_small(files: list[Path], keep: Path | None) -> dict[str, dict]:
     from typer.testing import CliRunner
 
     import hlo_layout as app_module
-
     from hlo_layout.cli import app
 
     assert Path(app_module.__file__).is_relative_to(REPO), app_module.__file__

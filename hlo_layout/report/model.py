@@ -9,7 +9,7 @@ model (`hlo_layout/layout/module_memory.py`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -23,6 +23,7 @@ from hlo_layout.layout.module_memory import (
 )
 from hlo_layout.report.json_text import SPLICE, dumps_indented, encode_str, write_document
 from hlo_layout.syntax.opcodes import FUSION
+from hlo_layout.syntax.scan import attribute_pairs
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
@@ -107,24 +108,35 @@ _BATCH = 256
 def computation_pieces(
     computation: Computation, text: InstructionText, kind: str, is_entry: bool
 ) -> Iterator[str]:
-    """The computation's object as document text (at COMPUTATION_LEVEL), a batch of
-    instructions at a time: a computation of a million instructions never becomes one Python
-    structure or one string, yet the writer gets few, large pieces."""
-    if not computation.instructions:
-        yield dumps_indented(
-            computation_object(computation, text.facts, kind, is_entry, []), COMPUTATION_LEVEL
-        )
-        return
-    shell = dumps_indented(
-        computation_object(computation, text.facts, kind, is_entry, [SPLICE]), COMPUTATION_LEVEL
+    """`dumps_indented(computation_object(...), COMPUTATION_LEVEL)` a batch of instructions at a
+    time: a computation of a million instructions never becomes one Python structure or one
+    string, yet the writer gets few, large pieces."""
+    head = (
+        f'{{{_C_KEY}"name": {_encode_str(computation.name)},{_C_KEY}"kind": '
+        f'{_encode_str(kind)},{_C_KEY}"is_entry": {"true" if is_entry else "false"},'
+        f'{_C_KEY}"instructions": '
     )
-    head, _, tail = shell.partition(dumps_indented(SPLICE))
-    separator = ",\n" + "  " * INSTRUCTION_LEVEL
     instructions = computation.instructions
+    if not instructions:
+        yield head + _C_EMPTY
+        return
+    add = text.add
     for start in range(0, len(instructions), _BATCH):
-        batch = separator.join([text(i) for i in instructions[start : start + _BATCH]])
-        yield head + batch if start == 0 else separator + batch
-    yield tail
+        parts = [head, _C_OPEN] if start == 0 else []
+        put = parts.append
+        for n, instruction in enumerate(instructions[start : start + _BATCH]):
+            if n or start:
+                put(_C_SEPARATOR)
+            add(instruction, put)
+        yield "".join(parts)
+    yield _C_CLOSE
+
+
+_C_KEY = "\n" + "  " * (COMPUTATION_LEVEL + 1)
+_C_OPEN = "[\n" + "  " * INSTRUCTION_LEVEL
+_C_SEPARATOR = ",\n" + "  " * INSTRUCTION_LEVEL
+_C_CLOSE = _C_KEY + "]\n" + "  " * COMPUTATION_LEVEL + "}"
+_C_EMPTY = "[]\n" + "  " * COMPUTATION_LEVEL + "}"
 
 
 class InstructionText:
@@ -177,55 +189,47 @@ class InstructionText:
         return text
 
     def __call__(self, instruction: Instruction) -> str:
+        parts: list[str] = []
+        self.add(instruction, parts.append)
+        return "".join(parts)
+
+    def add(self, instruction: Instruction, put: Callable[[str], object]) -> None:
+        """Put the instruction's text, in pieces, with `put` (a list's append: a batch of
+        instructions is then joined once)."""
         name, opcode, shape, operands, attributes, is_root, literal, number, _, inferred = (
             instruction
         )
-        hit = self._shapes.get(id(shape))
-        if hit is None:
-            hit = self._shape(shape)
-        parts = [
-            _HEAD,
-            _encode_str(name),
-            self._opcodes.get(opcode) or self._opcode(opcode),
-            hit[1],
-        ]
+        hit = self._shapes.get(id(shape)) or self._shape(shape)
+        op = self._opcodes.get(opcode) or self._opcode(opcode)
+        figures = hit[3] if is_root else hit[2]
         if operands:
-            parts.append(
-                "["
-                + _ITEM
-                + _ITEM_SEP.join(
-                    [_encode_str(n if i is None else f"{n}#{i}") for n, i, _ in operands]
-                )
-                + _CLOSE_LIST
+            refs = _ITEM_SEP.join(
+                [_encode_str(n) if i is None else _encode_str(f"{n}#{i}") for n, i, _ in operands]
             )
+            put(f"{_HEAD}{_encode_str(name)}{op}{hit[1]}{_OPEN_LIST}{refs}{_CLOSE_LIST}{figures}")
         else:
-            parts.append("[]")
-        parts.append(hit[3] if is_root else hit[2])
+            put(f"{_HEAD}{_encode_str(name)}{op}{hit[1]}[]{figures}")
         if inferred:
-            parts.append(_INFERRED)
+            put(_INFERRED)
         if number is not None:
-            parts.append(_KEY + '"parameter_number": ' + int.__repr__(number))
+            put(_KEY + '"parameter_number": ' + int.__repr__(number))
         if literal is not None:
-            parts.append(_KEY + '"literal": ' + _encode_str(literal))
+            put(_KEY + '"literal": ' + _encode_str(literal))
         called = instruction.called_computations
         if called:
-            parts.append(
-                _KEY + '"called_computations": [' + _ITEM
-                + _ITEM_SEP.join([_encode_str(c) for c in called]) + _CLOSE_LIST
-            )  # fmt: skip
-        parts.append(_KEY + '"attributes": ')
+            put(_KEY + '"called_computations": ' + _OPEN_LIST)
+            put(_ITEM_SEP.join([_encode_str(c) for c in called]))
+            put(_CLOSE_LIST)
         if attributes:
+            pairs = attribute_pairs(attributes)
+            if len(pairs) > 1:
+                pairs = dict(pairs).items()  # a repeated key: its first place, last value
             keys = self._keys
-            values = {a.key: a.raw for a in attributes}  # a repeated key: its last value
-            parts.append(
-                "{" + ",".join(
-                    [(keys.get(k) or self._key(k)) + _encode_str(v) for k, v in values.items()]
-                ) + _CLOSE_OBJECT
-            )  # fmt: skip
+            put(_ATTRIBUTES_OPEN)
+            put(",".join([(keys.get(k) or self._key(k)) + _encode_str(v) for k, v in pairs]))
+            put(_CLOSE_OBJECT_END)
         else:
-            parts.append("{}")
-        parts.append(_END)
-        return "".join(parts)
+            put(_NO_ATTRIBUTES_END)
 
 
 _INDENT = "  " * (INSTRUCTION_LEVEL + 1)
@@ -234,9 +238,12 @@ _KEY = ",\n" + _INDENT
 _ITEM = "\n" + _INDENT + "  "
 _ITEM_SEP = "," + _ITEM
 _CLOSE_LIST = "\n" + _INDENT + "]"
-_CLOSE_OBJECT = "\n" + _INDENT + "}"
+_OPEN_LIST = "[" + _ITEM
 _HEAD = "{\n" + _INDENT + '"name": '
 _END = "\n" + "  " * INSTRUCTION_LEVEL + "}"
+_ATTRIBUTES_OPEN = _KEY + '"attributes": {'
+_CLOSE_OBJECT_END = "\n" + _INDENT + "}" + _END
+_NO_ATTRIBUTES_END = _KEY + '"attributes": {}' + _END
 _INFERRED = _KEY + '"shape_inferred": true'
 
 

@@ -1,5 +1,5 @@
 """`dumps_indented` spells exactly what `json.dumps(indent=2, ensure_ascii=False)` spells, and
-`InstructionText` exactly what `dumps_indented` spells for an instruction."""
+`computation_pieces` exactly what `dumps_indented` spells for a computation."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hlo_layout.layout.module_memory import ShapeFacts
+from hlo_layout.report import model
 from hlo_layout.report.json_text import SPLICE, dumps_indented, write_document
-from hlo_layout.report.model import INSTRUCTION_LEVEL, InstructionText, instruction_json
 from tests.conftest import corpus_id, corpus_modules, hlo_files
 
 FILES = hlo_files()
@@ -41,13 +41,19 @@ def test_write_document_splices_items_in_place(groups: list[list[object]]) -> No
 
 
 @pytest.mark.parametrize("path", FILES, ids=[corpus_id(p) for p in FILES])
-def test_instruction_text_equals_generic_encoder(path: Path) -> None:
-    """The fragment-built instruction text is the generic encoder's, on every corpus
-    instruction (one writer per dump, so cached fragments are reused as in `inspect`)."""
-    text = InstructionText(ShapeFacts())
+def test_computation_pieces_equal_generic_encoder(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fragment-built computation text is the generic encoder's, on every corpus
+    computation (one writer per dump, so cached fragments are reused as in `inspect`; batches
+    of 3 instructions, so batch boundaries are crossed)."""
+    monkeypatch.setattr(model, "_BATCH", 3)
+    text = model.InstructionText(ShapeFacts())
     facts = ShapeFacts()
     for module in corpus_modules(path):
-        for computation in module.computations:
-            for i in computation.instructions:
-                expected = dumps_indented(instruction_json(i, facts), INSTRUCTION_LEVEL)
-                assert text(i) == expected, i.name
+        for n, c in enumerate(module.computations):
+            kind, is_entry = ("entry", True) if n % 2 else ("\x00kind\x00", False)
+            expected = dumps_indented(
+                model.computation_object(c, facts, kind, is_entry), model.COMPUTATION_LEVEL
+            )
+            assert "".join(model.computation_pieces(c, text, kind, is_entry)) == expected, c.name

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import marshal
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -138,14 +139,21 @@ class SkeletonSpool:
             self._shapes.append(shape)
         return n
 
-    def add(self, computation: Computation, callees: tuple[str, ...]) -> None:
-        """Write `computation`'s skeleton; `callees` names every computation it calls."""
+    def add(
+        self,
+        computation: Computation,
+        callees: tuple[str, ...],
+        pairs: Sequence[Sequence[tuple[str, str]]] | None = None,
+    ) -> None:
+        """Write `computation`'s skeleton; `callees` names every computation it calls; `pairs`,
+        when given, is `attribute_pairs` of each instruction's attributes (the JSON writer has
+        read them already)."""
         ids = self._shape_ids
         shape_id = self._shape_id
         kept_keys = SKELETON_ATTRIBUTES
         by_opcode = READ_BY_OPCODE
         rows = []
-        for i in computation.instructions:
+        for k, i in enumerate(computation.instructions):
             name, opcode, shape, operands, attributes, is_root, _, number, _, inferred = i
             n = ids.get(id(shape))
             rows.append(
@@ -163,12 +171,15 @@ class SkeletonSpool:
                     else (),
                     [
                         (key, raw)
-                        for key, raw in attribute_pairs(attributes)
+                        for key, raw in (
+                            pairs[k] if pairs is not None else attribute_pairs(attributes)
+                        )
                         if key in kept_keys or (opcode in by_opcode and _kept(opcode, key))
                     ]
                     if attributes
                     and (
-                        opcode in by_opcode
+                        pairs is not None
+                        or opcode in by_opcode
                         or type(attributes) is not LazyAttributes
                         or attributes.mentions(_KEPT_KEY)
                     )

@@ -150,10 +150,14 @@ class InstructionText:
     tests/report/test_json_text.py compares the two on every corpus instruction.
     """
 
-    __slots__ = ("_keys", "_opcodes", "_shapes", "facts")
+    __slots__ = ("_keys", "_opcodes", "_shapes", "calls", "facts", "pairs")
 
     def __init__(self, facts: ShapeFacts) -> None:
         self.facts = facts
+        #: When lists, what the streamer needs too, gathered while writing instead of read
+        #: again: (callee, calling opcode) of every call, and each instruction's attribute pairs.
+        self.calls: list[tuple[str, str]] | None = None
+        self.pairs: list[Sequence[tuple[str, str]]] | None = None
         self._opcodes: dict[str, str] = {}
         self._shapes: dict[int, tuple[Shape, str, str, str]] = {}  # by id, as ShapeFacts
         self._keys: dict[str, str] = {}
@@ -217,18 +221,24 @@ class InstructionText:
             put(_KEY + '"literal": ' + _encode_str(literal))
         called = instruction.called_computations
         if called:
+            if self.calls is not None:
+                self.calls.extend([(c, opcode) for c in called])
             put(_KEY + '"called_computations": ' + _OPEN_LIST)
             put(_ITEM_SEP.join([_encode_str(c) for c in called]))
             put(_CLOSE_LIST)
         if attributes:
             pairs = attribute_pairs(attributes)
-            if len(pairs) > 1:
-                pairs = dict(pairs).items()  # a repeated key: its first place, last value
+            if self.pairs is not None:
+                self.pairs.append(pairs)
+            # a repeated key: its first place, last value (as the dict of `instruction_json`)
+            items = dict(pairs).items() if len(pairs) > 1 else pairs
             keys = self._keys
             put(_ATTRIBUTES_OPEN)
-            put(",".join([(keys.get(k) or self._key(k)) + _encode_str(v) for k, v in pairs]))
+            put(",".join([(keys.get(k) or self._key(k)) + _encode_str(v) for k, v in items]))
             put(_CLOSE_OBJECT_END)
         else:
+            if self.pairs is not None:
+                self.pairs.append(())
             put(_NO_ATTRIBUTES_END)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import codecs
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TextIO
@@ -40,7 +40,7 @@ from hlo_layout.report.model import (
     computation_pieces,
     module_head,
 )
-from hlo_layout.syntax.index import callees, computation_kind
+from hlo_layout.syntax.index import computation_kind
 from hlo_layout.syntax.stream import ModuleHeader, StreamFallback, stream_items
 from hlo_layout.syntax.tree import Attribute, Computation
 from hlo_layout.syntax.verify import ModuleVerifier
@@ -103,17 +103,21 @@ def _add(
         raise StreamFallback
     if c.is_entry:
         m.entry = c.name
-    names = []
-    for callee, instruction in callees(c):
-        m.callers.setdefault(callee, []).append(instruction.opcode)
-        names.append(callee)
-    verifier.add_callees(names)
+    calls: list[tuple[str, str]] = []  # what `syntax.index.callees(c)` gives
+    pairs: list[Sequence[tuple[str, str]]] = []
+    text.calls, text.pairs = calls, pairs  # gathered by the writer
     start = spool.tell()
     for piece in computation_pieces(c, text, _KIND, c.is_entry):
         spool.write(piece.encode("utf-8"))
+    text.calls = text.pairs = None
     m.fragments.append((c.name, start, spool.tell() - start))
+    names = []
+    for callee, opcode in calls:
+        m.callers.setdefault(callee, []).append(opcode)
+        names.append(callee)
+    verifier.add_callees(names)
     m.backend.add(c)
-    skeletons.add(c, tuple(names))
+    skeletons.add(c, tuple(names), pairs)
 
 
 def stream_inspect_json(

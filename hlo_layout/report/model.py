@@ -22,10 +22,11 @@ from hlo_layout.layout.module_memory import (
     memory_report,
 )
 from hlo_layout.report.json_text import SPLICE, dumps_indented, encode_str, write_document
+from hlo_layout.syntax.index import CALLS_RE
 from hlo_layout.syntax.opcodes import FUSION
 from hlo_layout.syntax.scan import attribute_pairs
 from hlo_layout.syntax.shape import Shape
-from hlo_layout.syntax.tree import Computation, Instruction, Module
+from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
 
 _encode_str = encode_str
 
@@ -219,7 +220,14 @@ class InstructionText:
             put(_KEY + '"parameter_number": ' + int.__repr__(number))
         if literal is not None:
             put(_KEY + '"literal": ' + _encode_str(literal))
-        called = instruction.called_computations
+        # A tail naming no called computation is not handed to the callee reader, whose memo
+        # would keep every tail alive (streaming drops them) for an answer known to be ().
+        called = (
+            instruction.called_computations
+            if attributes
+            and (type(attributes) is not LazyAttributes or attributes.mentions(CALLS_RE))
+            else ()
+        )
         if called:
             if self.calls is not None:
                 self.calls.extend([(c, opcode) for c in called])

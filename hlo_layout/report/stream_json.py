@@ -40,7 +40,7 @@ from hlo_layout.report.model import (
     computation_pieces,
     module_head,
 )
-from hlo_layout.syntax.index import computation_kind
+from hlo_layout.syntax.index import computation_kind, forget_tails
 from hlo_layout.syntax.stream import ModuleHeader, StreamFallback, stream_items
 from hlo_layout.syntax.tree import Attribute, Computation
 from hlo_layout.syntax.verify import ModuleVerifier
@@ -118,6 +118,7 @@ def _add(
     verifier.add_callees(names)
     m.backend.add(c)
     skeletons.add(c, tuple(names), pairs)
+    forget_tails()
 
 
 def stream_inspect_json(

@@ -5,7 +5,9 @@ string.
 `json.dumps` with `indent` runs the pure-Python encoder; `dumps_indented` spells the same text
 with C-encoded strings, about three times faster (tests/report/test_json_text.py checks the
 equality over generated documents). Only the JSON types `inspect` writes are handled: dict
-with str keys, list, tuple, str, int, float, bool, None.
+with str keys, list, tuple, str, int, float, bool, None. The instructions, nearly all of the
+text, do not come through here: `report.model.InstructionText` spells them from memoized
+fragments, several times faster again.
 """
 
 from __future__ import annotations

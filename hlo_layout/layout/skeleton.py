@@ -21,13 +21,23 @@ streamer detects it per computation while the full tree is still there (`Backend
 from __future__ import annotations
 
 import marshal
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from hlo_layout.memory.backend import CPU, TPU, Backend, backend_in_text, resolve_backend
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
+from hlo_layout.syntax.scan import attribute_pairs
 from hlo_layout.syntax.shape import Shape
-from hlo_layout.syntax.tree import Attribute, Computation, Instruction, Module, Operand
+from hlo_layout.syntax.tree import (
+    Attribute,
+    Computation,
+    Instruction,
+    LazyAttributes,
+    Module,
+    Operand,
+)
 
 #: The attributes the memory package reads: the called computations (dataflow, live ranges,
 #: computation kinds), `output_to_operand_aliasing` (alias.py, in-place outputs), `index`
@@ -54,6 +64,9 @@ READ_BY_OPCODE: dict[str, frozenset[str]] = {
     "reduce": frozenset({"dimensions"}),
 }
 _NONE: frozenset[str] = frozenset()
+#: Finds where a SKELETON_ATTRIBUTES key may occur in an unsplit tail: most tails hold none
+#: (only `metadata`), and neither splitting them nor reading their pairs is then needed.
+_KEPT_KEY = re.compile("|".join(sorted(SKELETON_ATTRIBUTES)))
 
 
 def _kept(opcode: str, key: str) -> bool:
@@ -126,14 +139,21 @@ class SkeletonSpool:
             self._shapes.append(shape)
         return n
 
-    def add(self, computation: Computation, callees: tuple[str, ...]) -> None:
-        """Write `computation`'s skeleton; `callees` names every computation it calls."""
+    def add(
+        self,
+        computation: Computation,
+        callees: tuple[str, ...],
+        pairs: Sequence[Sequence[tuple[str, str]]] | None = None,
+    ) -> None:
+        """Write `computation`'s skeleton; `callees` names every computation it calls; `pairs`,
+        when given, is `attribute_pairs` of each instruction's attributes (the JSON writer has
+        read them already)."""
         ids = self._shape_ids
         shape_id = self._shape_id
         kept_keys = SKELETON_ATTRIBUTES
         by_opcode = READ_BY_OPCODE
         rows = []
-        for i in computation.instructions:
+        for k, i in enumerate(computation.instructions):
             name, opcode, shape, operands, attributes, is_root, _, number, _, inferred = i
             n = ids.get(id(shape))
             rows.append(
@@ -150,11 +170,19 @@ class SkeletonSpool:
                     if operands
                     else (),
                     [
-                        (a.key, a.raw)
-                        for a in attributes
-                        if a.key in kept_keys or (opcode in by_opcode and _kept(opcode, a.key))
+                        (key, raw)
+                        for key, raw in (
+                            pairs[k] if pairs is not None else attribute_pairs(attributes)
+                        )
+                        if key in kept_keys or (opcode in by_opcode and _kept(opcode, key))
                     ]
                     if attributes
+                    and (
+                        pairs is not None
+                        or opcode in by_opcode
+                        or type(attributes) is not LazyAttributes
+                        or attributes.mentions(_KEPT_KEY)
+                    )
                     else (),
                     is_root,
                     number,

@@ -5,7 +5,9 @@ string.
 `json.dumps` with `indent` runs the pure-Python encoder; `dumps_indented` spells the same text
 with C-encoded strings, about three times faster (tests/report/test_json_text.py checks the
 equality over generated documents). Only the JSON types `inspect` writes are handled: dict
-with str keys, list, tuple, str, int, float, bool, None.
+with str keys, list, tuple, str, int, float, bool, None. The instructions, nearly all of the
+text, do not come through here: `report.model.InstructionText` spells them from memoized
+fragments, several times faster again.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-_encode_str: Callable[[str], str] = json.encoder.encode_basestring
+#: A str as JSON with ensure_ascii=False (the C encoder's).
+encode_str: Callable[[str], str] = json.encoder.encode_basestring
+_encode_str = encode_str
 _float_repr = json.encoder.JSONEncoder().encode
 
 #: A list holding only this string marks where `write_document` splices streamed items in.
@@ -104,4 +108,4 @@ def write_document(
     out.write("\n")
 
 
-__all__ = ["SPLICE", "dumps_indented", "write_document"]
+__all__ = ["SPLICE", "dumps_indented", "encode_str", "write_document"]

@@ -9,7 +9,7 @@ model (`hlo_layout/layout/module_memory.py`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -21,9 +21,14 @@ from hlo_layout.layout.module_memory import (
     ShapeFacts,
     memory_report,
 )
-from hlo_layout.report.json_text import SPLICE, dumps_indented, write_document
+from hlo_layout.report.json_text import SPLICE, dumps_indented, encode_str, write_document
+from hlo_layout.syntax.index import CALLS_RE
 from hlo_layout.syntax.opcodes import FUSION
-from hlo_layout.syntax.tree import Computation, Instruction, Module
+from hlo_layout.syntax.scan import attribute_pairs
+from hlo_layout.syntax.shape import Shape
+from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
+
+_encode_str = encode_str
 
 #: Bumped when a key changes meaning or disappears (adding keys does not bump it).
 SCHEMA_VERSION = 1
@@ -95,31 +100,174 @@ def computation_object(
     }
 
 
+#: Depth of an instruction object in the document (a computation's `instructions` list).
+INSTRUCTION_LEVEL = COMPUTATION_LEVEL + 2
+#: Instructions joined into one piece of `computation_pieces` (a few hundred KB of text).
+_BATCH = 256
+
+
 def computation_pieces(
-    computation: Computation, shape_text: ShapeFacts, kind: str, is_entry: bool
+    computation: Computation, text: InstructionText, kind: str, is_entry: bool
 ) -> Iterator[str]:
-    """The computation's object as document text (at COMPUTATION_LEVEL), one instruction at a
-    time: a computation of a million instructions never becomes one Python structure."""
-    if not computation.instructions:
-        yield dumps_indented(
-            computation_object(computation, shape_text, kind, is_entry, []), COMPUTATION_LEVEL
-        )
-        return
-    shell = dumps_indented(
-        computation_object(computation, shape_text, kind, is_entry, [SPLICE]), COMPUTATION_LEVEL
+    """`dumps_indented(computation_object(...), COMPUTATION_LEVEL)` a batch of instructions at a
+    time: a computation of a million instructions never becomes one Python structure or one
+    string, yet the writer gets few, large pieces."""
+    head = (
+        f'{{{_C_KEY}"name": {_encode_str(computation.name)},{_C_KEY}"kind": '
+        f'{_encode_str(kind)},{_C_KEY}"is_entry": {"true" if is_entry else "false"},'
+        f'{_C_KEY}"instructions": '
     )
-    marker = dumps_indented(SPLICE)
-    head, _, tail = shell.partition(marker)
-    yield head
-    level = COMPUTATION_LEVEL + 2
-    separator = ",\n" + "  " * level
-    first = True
-    for instruction in computation.instructions:
-        if not first:
-            yield separator
-        first = False
-        yield dumps_indented(instruction_json(instruction, shape_text), level)
-    yield tail
+    instructions = computation.instructions
+    if not instructions:
+        yield head + _C_EMPTY
+        return
+    add = text.add
+    for start in range(0, len(instructions), _BATCH):
+        parts = [head, _C_OPEN] if start == 0 else []
+        put = parts.append
+        for n, instruction in enumerate(instructions[start : start + _BATCH]):
+            if n or start:
+                put(_C_SEPARATOR)
+            add(instruction, put)
+        yield "".join(parts)
+    yield _C_CLOSE
+
+
+_C_KEY = "\n" + "  " * (COMPUTATION_LEVEL + 1)
+_C_OPEN = "[\n" + "  " * INSTRUCTION_LEVEL
+_C_SEPARATOR = ",\n" + "  " * INSTRUCTION_LEVEL
+_C_CLOSE = _C_KEY + "]\n" + "  " * COMPUTATION_LEVEL + "}"
+_C_EMPTY = "[]\n" + "  " * COMPUTATION_LEVEL + "}"
+
+
+class InstructionText:
+    """`dumps_indented(instruction_json(i, facts), INSTRUCTION_LEVEL)`, spelled directly.
+
+    The generic encoder walks a fresh dict per instruction in Python; here the text is put
+    together from fragments that repeat across a dump and are spelled once, by the generic
+    encoder itself (so the spelling cannot drift): the opcode's line, the shape's line and its
+    byte figures (per shape object: the parser shares one per distinct text), attribute keys.
+    Only names, operand references and attribute values are encoded per instruction (C).
+    tests/report/test_json_text.py compares the two on every corpus instruction.
+    """
+
+    __slots__ = ("_keys", "_opcodes", "_shapes", "calls", "facts", "pairs")
+
+    def __init__(self, facts: ShapeFacts) -> None:
+        self.facts = facts
+        #: When lists, what the streamer needs too, gathered while writing instead of read
+        #: again: (callee, calling opcode) of every call, and each instruction's attribute pairs.
+        self.calls: list[tuple[str, str]] | None = None
+        self.pairs: list[Sequence[tuple[str, str]]] | None = None
+        self._opcodes: dict[str, str] = {}
+        self._shapes: dict[int, tuple[Shape, str, str, str]] = {}  # by id, as ShapeFacts
+        self._keys: dict[str, str] = {}
+
+    def _opcode(self, opcode: str) -> str:
+        text = _KEY + '"opcode": ' + _encode_str(opcode) + _KEY + '"shape": '
+        self._opcodes[opcode] = text
+        return text
+
+    def _shape(self, shape: Shape) -> tuple[Shape, str, str, str]:
+        """(shape, its text up to the operands' key, then `is_root` false / true and the byte
+        figures up to the next key)."""
+        logical, physical, padding, space = self.facts.figures(shape)
+        tail = _inner(
+            {
+                "is_root": False,
+                "logical_bytes": logical,
+                "physical_bytes": physical,
+                "padding_bytes": padding,
+                "memory_space": space,
+            }
+        )
+        hit = self._shapes[id(shape)] = (
+            shape,
+            _encode_str(self.facts(shape)) + _KEY + '"operands": ',
+            tail,
+            tail.replace('"is_root": false', '"is_root": true', 1),
+        )
+        return hit
+
+    def _key(self, key: str) -> str:
+        text = self._keys[key] = _ITEM + _encode_str(key) + ": "
+        return text
+
+    def __call__(self, instruction: Instruction) -> str:
+        parts: list[str] = []
+        self.add(instruction, parts.append)
+        return "".join(parts)
+
+    def add(self, instruction: Instruction, put: Callable[[str], object]) -> None:
+        """Put the instruction's text, in pieces, with `put` (a list's append: a batch of
+        instructions is then joined once)."""
+        name, opcode, shape, operands, attributes, is_root, literal, number, _, inferred = (
+            instruction
+        )
+        hit = self._shapes.get(id(shape)) or self._shape(shape)
+        op = self._opcodes.get(opcode) or self._opcode(opcode)
+        figures = hit[3] if is_root else hit[2]
+        if operands:
+            refs = _ITEM_SEP.join(
+                [_encode_str(n) if i is None else _encode_str(f"{n}#{i}") for n, i, _ in operands]
+            )
+            put(f"{_HEAD}{_encode_str(name)}{op}{hit[1]}{_OPEN_LIST}{refs}{_CLOSE_LIST}{figures}")
+        else:
+            put(f"{_HEAD}{_encode_str(name)}{op}{hit[1]}[]{figures}")
+        if inferred:
+            put(_INFERRED)
+        if number is not None:
+            put(_KEY + '"parameter_number": ' + int.__repr__(number))
+        if literal is not None:
+            put(_KEY + '"literal": ' + _encode_str(literal))
+        # A tail naming no called computation is not handed to the callee reader, whose memo
+        # would keep every tail alive (streaming drops them) for an answer known to be ().
+        called = (
+            instruction.called_computations
+            if attributes
+            and (type(attributes) is not LazyAttributes or attributes.mentions(CALLS_RE))
+            else ()
+        )
+        if called:
+            if self.calls is not None:
+                self.calls.extend([(c, opcode) for c in called])
+            put(_KEY + '"called_computations": ' + _OPEN_LIST)
+            put(_ITEM_SEP.join([_encode_str(c) for c in called]))
+            put(_CLOSE_LIST)
+        if attributes:
+            pairs = attribute_pairs(attributes)
+            if self.pairs is not None:
+                self.pairs.append(pairs)
+            # a repeated key: its first place, last value (as the dict of `instruction_json`)
+            items = dict(pairs).items() if len(pairs) > 1 else pairs
+            keys = self._keys
+            put(_ATTRIBUTES_OPEN)
+            put(",".join([(keys.get(k) or self._key(k)) + _encode_str(v) for k, v in items]))
+            put(_CLOSE_OBJECT_END)
+        else:
+            if self.pairs is not None:
+                self.pairs.append(())
+            put(_NO_ATTRIBUTES_END)
+
+
+_INDENT = "  " * (INSTRUCTION_LEVEL + 1)
+#: Before an instruction's second and later keys, and an item of its lists and objects.
+_KEY = ",\n" + _INDENT
+_ITEM = "\n" + _INDENT + "  "
+_ITEM_SEP = "," + _ITEM
+_CLOSE_LIST = "\n" + _INDENT + "]"
+_OPEN_LIST = "[" + _ITEM
+_HEAD = "{\n" + _INDENT + '"name": '
+_END = "\n" + "  " * INSTRUCTION_LEVEL + "}"
+_ATTRIBUTES_OPEN = _KEY + '"attributes": {'
+_CLOSE_OBJECT_END = "\n" + _INDENT + "}" + _END
+_NO_ATTRIBUTES_END = _KEY + '"attributes": {}' + _END
+_INFERRED = _KEY + '"shape_inferred": true'
+
+
+def _inner(obj: dict[str, Any]) -> str:
+    """The keys of `obj` as they sit inside an instruction object, each after `_KEY`."""
+    return "," + dumps_indented(obj, INSTRUCTION_LEVEL)[1 : -len(_END)]
 
 
 def leaf_json(row: LeafRow) -> dict[str, Any]:
@@ -335,7 +483,7 @@ def write_inspect_json(
 ) -> None:
     """Write `json.dumps(inspect_json(...), indent=2, ensure_ascii=False)` plus a newline to
     `out`, one instruction at a time (never the whole document in memory)."""
-    shape_text = ShapeFacts()
+    text = InstructionText(ShapeFacts())
     heads = []
     for file, module, report in modules:
         entry = module.entry
@@ -356,7 +504,7 @@ def write_inspect_json(
         entry = module.entry
         for c in _selected(module, computation):
             kind = "entry" if c is entry else module.kind(c)
-            yield computation_pieces(c, shape_text, kind, c is entry)
+            yield computation_pieces(c, text, kind, c is entry)
 
     write_document(out, {"schema_version": SCHEMA_VERSION, "modules": heads}, fill)
 

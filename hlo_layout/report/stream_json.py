@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import codecs
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TextIO
@@ -34,8 +34,13 @@ from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.module_memory import ShapeFacts, memory_report
 from hlo_layout.layout.skeleton import BackendVote, SkeletonSpool
 from hlo_layout.report.json_text import write_document
-from hlo_layout.report.model import SCHEMA_VERSION, computation_pieces, module_head
-from hlo_layout.syntax.index import callees, computation_kind
+from hlo_layout.report.model import (
+    SCHEMA_VERSION,
+    InstructionText,
+    computation_pieces,
+    module_head,
+)
+from hlo_layout.syntax.index import computation_kind, forget_tails
 from hlo_layout.syntax.stream import ModuleHeader, StreamFallback, stream_items
 from hlo_layout.syntax.tree import Attribute, Computation
 from hlo_layout.syntax.verify import ModuleVerifier
@@ -90,7 +95,7 @@ class _Module:
 
 
 def _add(
-    m: _Module, c: Computation, spool: IO[bytes], skeletons: SkeletonSpool, facts: ShapeFacts
+    m: _Module, c: Computation, spool: IO[bytes], skeletons: SkeletonSpool, text: InstructionText
 ) -> None:
     verifier = m.verifier
     verifier.add(c)
@@ -98,17 +103,22 @@ def _add(
         raise StreamFallback
     if c.is_entry:
         m.entry = c.name
+    calls: list[tuple[str, str]] = []  # what `syntax.index.callees(c)` gives
+    pairs: list[Sequence[tuple[str, str]]] = []
+    text.calls, text.pairs = calls, pairs  # gathered by the writer
+    start = spool.tell()
+    for piece in computation_pieces(c, text, _KIND, c.is_entry):
+        spool.write(piece.encode("utf-8"))
+    text.calls = text.pairs = None
+    m.fragments.append((c.name, start, spool.tell() - start))
     names = []
-    for callee, instruction in callees(c):
-        m.callers.setdefault(callee, []).append(instruction.opcode)
+    for callee, opcode in calls:
+        m.callers.setdefault(callee, []).append(opcode)
         names.append(callee)
     verifier.add_callees(names)
-    start = spool.tell()
-    for piece in computation_pieces(c, facts, _KIND, c.is_entry):
-        spool.write(piece.encode("utf-8"))
-    m.fragments.append((c.name, start, spool.tell() - start))
     m.backend.add(c)
-    skeletons.add(c, tuple(names))
+    skeletons.add(c, tuple(names), pairs)
+    forget_tails()
 
 
 def stream_inspect_json(
@@ -126,7 +136,7 @@ def stream_inspect_json(
     writing anything when the dump needs the whole-file reader; HloInputError for an unreadable
     file.
     """
-    facts = ShapeFacts()
+    text = InstructionText(ShapeFacts())
     file = str(path)
     modules: list[_Module] = []
     with tempfile.TemporaryFile("w+b") as spool, tempfile.TemporaryFile("w+b") as skeleton_file:
@@ -143,7 +153,7 @@ def stream_inspect_json(
                 continue  # stack-frame sections are not in the JSON
             if not modules:
                 modules.append(_Module(None, ()))
-            _add(modules[-1], item, spool, skeletons, facts)
+            _add(modules[-1], item, spool, skeletons, text)
             del item
         if not modules:
             raise StreamFallback  # nothing to read: the whole-file path says so

@@ -50,6 +50,12 @@ def tail_callees(tail: str) -> tuple[str, ...] | None:
     return found
 
 
+def forget_tails() -> None:
+    """Empty `tail_callees`' memo: a streamed reader drops each computation's tree once written,
+    and the memo would keep its tails alive (megabytes of backend configs)."""
+    _TAIL_CALLEES.clear()
+
+
 def _tail_callees(tail: str) -> tuple[str, ...] | None:
     """The computations an unsplit, validated attribute tail calls, in attribute order, without
     splitting it; None when a key is written in a form this does not read (then split).

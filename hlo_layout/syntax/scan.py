@@ -299,6 +299,18 @@ def _split_tail(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
         return tuple(instruction.attributes)
 
 
+def attribute_pairs(attributes: Sequence[Attribute]) -> Sequence[tuple[str, str]]:
+    """(key, raw text) of each attribute, as splitting gives them. An unsplit tail of the
+    common kind (`_SIMPLE_TAIL`) is read by one `findall` and left unsplit: `inspect --format
+    json` reads every attribute of every instruction once, and building their Attributes and
+    Spans cost it three times as much."""
+    if type(attributes) is LazyAttributes and attributes._items is None:
+        tail = attributes._text
+        if _SIMPLE_TAIL.fullmatch(tail) is not None:
+            return _SIMPLE_ATTR_RE.findall(tail)  # as `_simple_attributes` splits it
+    return [(a.key, a.raw) for a in attributes]
+
+
 # NOTE: [tail skeletons] An attribute tail is accepted only if the grammar accepts it, but the
 # grammar is asked once per *skeleton*: the tail with every string replaced by "" and every digit
 # run by 0. Neither substitution changes a token's kind or boundaries (digits are word characters

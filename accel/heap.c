@@ -110,6 +110,39 @@ static int get_arr(PyObject *o, arr_t *a, int writable, const char *what) {
     return 0;
 }
 
+/* Whether committed chunk k meets the buffer in time (its windows win[0:nw]; s = win[0].lo):
+ * an uncommitted position has end -1. */
+static inline int hits(int64_t k, const int64_t *end_list, const int64_t *starts,
+                       const pair_t *win, Py_ssize_t nw, int64_t s) {
+    if (nw == 1) return end_list[k] >= s;
+    for (Py_ssize_t i = 0; i < nw; i++)
+        if (end_list[k] >= win[i].lo && starts[k] <= win[i].hi) return 1;
+    return 0;
+}
+
+/* Inserts position k into the list l[0:*cnt] kept sorted by chunk[].lo (after equal offsets). */
+static void enlist(int64_t *l, int64_t *cnt, int64_t k, const pair_t *chunk) {
+    int64_t off = chunk[k].lo, lo = 0, hi = *cnt;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (off < chunk[l[mid]].lo) hi = mid;
+        else lo = mid + 1;
+    }
+    memmove(l + lo + 1, l + lo, sizeof(int64_t) * (size_t)(*cnt - lo));
+    l[lo] = k;
+    ++*cnt;
+}
+
+/* Removes one occurrence of position k from the list l[0:*cnt]. */
+static void unlist(int64_t *l, int64_t *cnt, int64_t k) {
+    for (int64_t i = 0; i < *cnt; i++)
+        if (l[i] == k) {
+            memmove(l + i, l + i + 1, sizeof(int64_t) * (size_t)(*cnt - i - 1));
+            --*cnt;
+            return;
+        }
+}
+
 static PyObject *pack(PyObject *self, PyObject *args) {
     PyObject *objs[9];
     long long stride, alignment;
@@ -145,18 +178,37 @@ static PyObject *pack(PyObject *self, PyObject *args) {
     for (Py_ssize_t j = 0; j < a[7].n; j++)
         if (aids[j] < 0 || aids[j] >= n) goto bad_index;
 
+    /* The committed positions alive at each checkpoint, kept sorted by chunk offset (`slist`,
+     * laid out as aids: list c is slist[aptr[c], aptr[c] + scnt[c])), and each position's
+     * checkpoints (CSR iptr/icp, the inverse of aptr/aids): a buffer's used chunks from its
+     * checkpoint come out in offset order, and only those starting after it are sorted. */
+    Py_ssize_t n_alive = a[7].n;
     int64_t *end_list = malloc(sizeof(int64_t) * (n ? n : 1));
     pair_t *chunk = malloc(sizeof(pair_t) * (n ? n : 1));
     pair_t *used = malloc(sizeof(pair_t) * (n ? n : 1));
+    pair_t *merged = malloc(sizeof(pair_t) * (n + n_alive ? n + n_alive : 1));
     pair_t *win = malloc(sizeof(pair_t) * (a[2].n ? a[2].n : 1));
-    if (!end_list || !chunk || !used || !win) {
-        free(end_list), free(chunk), free(used), free(win);
+    int64_t *slist = malloc(sizeof(int64_t) * (n_alive ? n_alive : 1));
+    int64_t *scnt = calloc(n_cp ? n_cp : 1, sizeof(int64_t));
+    int64_t *iptr = calloc(n + 1, sizeof(int64_t));
+    int64_t *icp = malloc(sizeof(int64_t) * (n_alive ? n_alive : 1));
+    char *committed = calloc(n ? n : 1, 1);
+    if (!end_list || !chunk || !used || !merged || !win || !slist || !scnt || !iptr || !icp ||
+        !committed) {
+        free(end_list), free(chunk), free(used), free(merged), free(win);
+        free(slist), free(scnt), free(iptr), free(icp), free(committed);
         PyErr_NoMemory();
         goto fail;
     }
     int64_t heap = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t k = 0; k < n; k++) end_list[k] = -1;
+    for (Py_ssize_t k = 0; k < n; k++) end_list[k] = -1, chunk[k].lo = chunk[k].hi = 0;
+    for (Py_ssize_t t = 0; t < n_alive; t++) iptr[aids[t] + 1]++;
+    for (Py_ssize_t k = 0; k < n; k++) iptr[k + 1] += iptr[k];
+    for (Py_ssize_t c = 0; c < n_cp; c++) /* icp: each position's checkpoints, ascending */
+        for (int64_t t = aptr[c]; t < aptr[c + 1]; t++) icp[iptr[aids[t]]++] = c;
+    for (Py_ssize_t k = n; k > 0; k--) iptr[k] = iptr[k - 1]; /* the fill moved each start */
+    iptr[0] = 0;
     for (Py_ssize_t j = 0; j < a[0].n; j++) {
         int64_t g0 = gptr[order[j]], g1 = gptr[order[j] + 1];
         int64_t max_size = 0;
@@ -184,40 +236,50 @@ static PyObject *pack(PyObject *self, PyObject *args) {
         int64_t cp = floor_div(s, stride);
         Py_ssize_t lo = upper_bound(starts, n, cp * stride);
         Py_ssize_t p = upper_bound(starts, n, e);
+        /* The used chunks that start after the checkpoint, sorted... */
         Py_ssize_t nu = 0;
-        Py_ssize_t a0 = 0, a1 = 0;
-        if (cp >= 0 && cp < n_cp) a0 = aptr[cp], a1 = aptr[cp + 1]; /* else: none, as in Python */
-        for (Py_ssize_t t = a0; t < a1 + (p > lo ? p - lo : 0); t++) {
-            int64_t k = t < a1 ? aids[t] : (int64_t)(lo + (t - a1));
-            int hit = 0;
-            if (nw == 1) {
-                hit = end_list[k] >= s;
-            } else {
-                for (Py_ssize_t i = 0; i < nw && !hit; i++)
-                    hit = end_list[k] >= win[i].lo && starts[k] <= win[i].hi;
-            }
-            if (hit) used[nu++] = chunk[k];
-        }
-        /* _find_chunk_sorted */
+        for (Py_ssize_t k = lo; k < p; k++)
+            if (hits(k, end_list, starts, win, nw, s)) used[nu++] = chunk[k];
         sort_by_lo(used, nu);
+        /* ...merged with those alive at it, in offset order already (as _find_chunk_sorted's
+         * sort: the order among equal offsets does not change the gaps). */
+        Py_ssize_t nm = 0, i = 0;
+        if (cp >= 0 && cp < n_cp) { /* else: none, as in Python */
+            const int64_t *l = slist + aptr[cp];
+            for (int64_t x = 0; x < scnt[cp]; x++) {
+                int64_t k = l[x];
+                if (!hits(k, end_list, starts, win, nw, s)) continue;
+                for (; i < nu && used[i].lo < chunk[k].lo; i++) merged[nm++] = used[i];
+                merged[nm++] = chunk[k];
+            }
+        }
+        for (; i < nu; i++) merged[nm++] = used[i];
+        /* _find_chunk_sorted */
         int64_t best_len = -1, best_off = 0, cur = 0;
-        for (Py_ssize_t i = 0; i < nu; i++) {
-            int64_t gap = used[i].lo - cur;
+        for (Py_ssize_t i = 0; i < nm; i++) {
+            int64_t gap = merged[i].lo - cur;
             if (gap >= max_size && (best_len < 0 || gap < best_len)) best_len = gap, best_off = cur;
-            if (used[i].hi > cur) cur = used[i].hi;
+            if (merged[i].hi > cur) cur = merged[i].hi;
         }
         int64_t offset = best_len >= 0 ? best_off : cur;
         for (int64_t m = g0; m < g1; m++) {
             int64_t k = gmem[m];
+            if (committed[k]) /* committed again (a position in two groups): unlist it first */
+                for (int64_t t = iptr[k]; t < iptr[k + 1]; t++)
+                    unlist(slist + aptr[icp[t]], &scnt[icp[t]], k);
+            committed[k] = 1;
             end_list[k] = ends[k];
             chunk[k].lo = offset;
             chunk[k].hi = round_up(offset + sizes[k], alignment);
             out[k] = offset;
+            for (int64_t t = iptr[k]; t < iptr[k + 1]; t++)
+                enlist(slist + aptr[icp[t]], &scnt[icp[t]], k, chunk);
         }
         if (offset + max_size > heap) heap = offset + max_size;
     }
     Py_END_ALLOW_THREADS
-    free(end_list), free(chunk), free(used), free(win);
+    free(end_list), free(chunk), free(used), free(merged), free(win);
+    free(slist), free(scnt), free(iptr), free(icp), free(committed);
     for (int i = 0; i < got; i++) PyBuffer_Release(&a[i].b);
     return PyLong_FromLongLong(heap);
 

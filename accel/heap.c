@@ -12,7 +12,10 @@
  *   out        int64[n], written: every position's offset
  *
  * Returns the heap size. Every step is the Python loop's, in the same order, so the offsets
- * are equal (tests/memory/test_heap_accel.py proves it on generated traces).
+ * are equal (tests/memory/test_heap_accel.py proves it on generated traces). One difference: the
+ * Python loop sorts each buffer's used chunks by offset; here committed chunks are kept in lists
+ * sorted by offset (per checkpoint and per block of starts, see pack), and a buffer's used
+ * chunks are merged from a few of them.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -31,44 +34,6 @@ static int cmp_pair(const void *a, const void *b) {
     if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
     if (x->hi != y->hi) return x->hi < y->hi ? -1 : 1;
     return 0;
-}
-
-/* Sorts pairs by `lo` (the gap sweep needs no order among equal offsets): quicksort with
- * median-of-three pivots and insertion sort below 16, comparisons inline (qsort's calls through
- * a function pointer took 90 % of the packing). Recursion goes to the smaller side only. */
-static void sort_by_lo(pair_t *a, Py_ssize_t n) {
-    while (n > 16) {
-        Py_ssize_t mid = n / 2, last = n - 1;
-        pair_t t;
-#define SWAP(i, j) (t = a[i], a[i] = a[j], a[j] = t)
-        if (a[mid].lo < a[0].lo) SWAP(mid, 0);
-        if (a[last].lo < a[0].lo) SWAP(last, 0);
-        if (a[last].lo < a[mid].lo) SWAP(last, mid);
-        int64_t pivot = a[mid].lo;
-        Py_ssize_t i = 0, j = last;
-        for (;;) {
-            while (a[i].lo < pivot) i++;
-            while (a[j].lo > pivot) j--;
-            if (i >= j) break;
-            SWAP(i, j);
-            i++, j--;
-        }
-#undef SWAP
-        /* [0, j] <= pivot <= [j + 1, n) */
-        if (j + 1 < n - j - 1) {
-            sort_by_lo(a, j + 1);
-            a += j + 1, n -= j + 1;
-        } else {
-            sort_by_lo(a + j + 1, n - j - 1);
-            n = j + 1;
-        }
-    }
-    for (Py_ssize_t i = 1; i < n; i++) {
-        pair_t x = a[i];
-        Py_ssize_t j = i;
-        for (; j > 0 && a[j - 1].lo > x.lo; j--) a[j] = a[j - 1];
-        a[j] = x;
-    }
 }
 
 /* bisect.bisect_right(a[0:n], x) */
@@ -110,6 +75,39 @@ static int get_arr(PyObject *o, arr_t *a, int writable, const char *what) {
     return 0;
 }
 
+/* Whether committed chunk k meets the buffer in time (its windows win[0:nw]; s = win[0].lo):
+ * an uncommitted position has end -1. */
+static inline int hits(int64_t k, const int64_t *end_list, const int64_t *starts,
+                       const pair_t *win, Py_ssize_t nw, int64_t s) {
+    if (nw == 1) return end_list[k] >= s;
+    for (Py_ssize_t i = 0; i < nw; i++)
+        if (end_list[k] >= win[i].lo && starts[k] <= win[i].hi) return 1;
+    return 0;
+}
+
+/* Inserts position k into the list l[0:*cnt] kept sorted by chunk[].lo (after equal offsets). */
+static void enlist(int64_t *l, int64_t *cnt, int64_t k, const pair_t *chunk) {
+    int64_t off = chunk[k].lo, lo = 0, hi = *cnt;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (off < chunk[l[mid]].lo) hi = mid;
+        else lo = mid + 1;
+    }
+    memmove(l + lo + 1, l + lo, sizeof(int64_t) * (size_t)(*cnt - lo));
+    l[lo] = k;
+    ++*cnt;
+}
+
+/* Removes one occurrence of position k from the list l[0:*cnt]. */
+static void unlist(int64_t *l, int64_t *cnt, int64_t k) {
+    for (int64_t i = 0; i < *cnt; i++)
+        if (l[i] == k) {
+            memmove(l + i, l + i + 1, sizeof(int64_t) * (size_t)(*cnt - i - 1));
+            --*cnt;
+            return;
+        }
+}
+
 static PyObject *pack(PyObject *self, PyObject *args) {
     PyObject *objs[9];
     long long stride, alignment;
@@ -144,19 +142,61 @@ static PyObject *pack(PyObject *self, PyObject *args) {
         if (aptr[j] < 0 || aptr[j] > a[7].n || (j && aptr[j] < aptr[j - 1])) goto bad_index;
     for (Py_ssize_t j = 0; j < a[7].n; j++)
         if (aids[j] < 0 || aids[j] >= n) goto bad_index;
+    for (Py_ssize_t k = 1; k < n; k++)
+        if (starts[k] < starts[k - 1]) {
+            PyErr_SetString(PyExc_ValueError, "starts must be sorted");
+            goto fail;
+        }
 
+    /* Committed chunks in lists kept sorted by offset, so that a buffer's used chunks come out
+     * as a few sorted runs, merged instead of sorted:
+     * - those alive at each checkpoint c: slist[aptr[c], aptr[c] + scnt[c]) (laid out as aids),
+     *   with each position's checkpoints in CSR iptr/icp (the inverse of aptr/aids);
+     * - those starting in each block (b * stride, (b + 1) * stride]: the positions of a block
+     *   are a run in start order, [bfirst[i], bfirst[i + 1]) for the i-th block that has any
+     *   (bid: each position's block number i); list i is blist[bfirst[i], + bcnt[i]).
+     * A buffer's candidates [lo, p) start in blocks bid[lo] .. bid[p - 1], and lo begins its
+     * block; the last block may hold positions past p (starting after e), filtered out. */
+    Py_ssize_t n_alive = a[7].n;
     int64_t *end_list = malloc(sizeof(int64_t) * (n ? n : 1));
     pair_t *chunk = malloc(sizeof(pair_t) * (n ? n : 1));
-    pair_t *used = malloc(sizeof(pair_t) * (n ? n : 1));
+    pair_t *used = malloc(sizeof(pair_t) * (n + n_alive ? n + n_alive : 1));
+    pair_t *merged = malloc(sizeof(pair_t) * (n + n_alive ? n + n_alive : 1));
     pair_t *win = malloc(sizeof(pair_t) * (a[2].n ? a[2].n : 1));
-    if (!end_list || !chunk || !used || !win) {
-        free(end_list), free(chunk), free(used), free(win);
+    int64_t *slist = malloc(sizeof(int64_t) * (n_alive ? n_alive : 1));
+    int64_t *scnt = calloc(n_cp ? n_cp : 1, sizeof(int64_t));
+    int64_t *iptr = calloc(n + 1, sizeof(int64_t));
+    int64_t *icp = malloc(sizeof(int64_t) * (n_alive ? n_alive : 1));
+    char *committed = calloc(n ? n : 1, 1);
+    int64_t *bid = malloc(sizeof(int64_t) * (n ? n : 1));
+    int64_t *bfirst = malloc(sizeof(int64_t) * (n + 1));
+    int64_t *bcnt = calloc(n ? n : 1, sizeof(int64_t));
+    int64_t *blist = malloc(sizeof(int64_t) * (n ? n : 1));
+    int64_t *runs = malloc(sizeof(int64_t) * (n + 3));
+    if (!end_list || !chunk || !used || !merged || !win || !slist || !scnt || !iptr || !icp ||
+        !committed || !bid || !bfirst || !bcnt || !blist || !runs) {
+        free(end_list), free(chunk), free(used), free(merged), free(win);
+        free(slist), free(scnt), free(iptr), free(icp), free(committed);
+        free(bid), free(bfirst), free(bcnt), free(blist), free(runs);
         PyErr_NoMemory();
         goto fail;
     }
     int64_t heap = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t k = 0; k < n; k++) end_list[k] = -1;
+    for (Py_ssize_t k = 0; k < n; k++) end_list[k] = -1, chunk[k].lo = chunk[k].hi = 0;
+    for (Py_ssize_t t = 0; t < n_alive; t++) iptr[aids[t] + 1]++;
+    for (Py_ssize_t k = 0; k < n; k++) iptr[k + 1] += iptr[k];
+    for (Py_ssize_t c = 0; c < n_cp; c++) /* icp: each position's checkpoints, ascending */
+        for (int64_t t = aptr[c]; t < aptr[c + 1]; t++) icp[iptr[aids[t]]++] = c;
+    for (Py_ssize_t k = n; k > 0; k--) iptr[k] = iptr[k - 1]; /* the fill moved each start */
+    iptr[0] = 0;
+    Py_ssize_t nb = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (k == 0 || floor_div(starts[k] - 1, stride) != floor_div(starts[k - 1] - 1, stride))
+            bfirst[nb++] = k;
+        bid[k] = nb - 1;
+    }
+    bfirst[nb] = n;
     for (Py_ssize_t j = 0; j < a[0].n; j++) {
         int64_t g0 = gptr[order[j]], g1 = gptr[order[j] + 1];
         int64_t max_size = 0;
@@ -184,40 +224,75 @@ static PyObject *pack(PyObject *self, PyObject *args) {
         int64_t cp = floor_div(s, stride);
         Py_ssize_t lo = upper_bound(starts, n, cp * stride);
         Py_ssize_t p = upper_bound(starts, n, e);
-        Py_ssize_t nu = 0;
-        Py_ssize_t a0 = 0, a1 = 0;
-        if (cp >= 0 && cp < n_cp) a0 = aptr[cp], a1 = aptr[cp + 1]; /* else: none, as in Python */
-        for (Py_ssize_t t = a0; t < a1 + (p > lo ? p - lo : 0); t++) {
-            int64_t k = t < a1 ? aids[t] : (int64_t)(lo + (t - a1));
-            int hit = 0;
-            if (nw == 1) {
-                hit = end_list[k] >= s;
-            } else {
-                for (Py_ssize_t i = 0; i < nw && !hit; i++)
-                    hit = end_list[k] >= win[i].lo && starts[k] <= win[i].hi;
+        /* The used chunks as sorted runs in `used` (run r: [runs[r], runs[r + 1])): those alive
+         * at the checkpoint, then those of each block the buffer's span starts in. */
+        Py_ssize_t nu = 0, nr = 0;
+        runs[0] = 0;
+        if (cp >= 0 && cp < n_cp) { /* else: none, as in Python */
+            const int64_t *l = slist + aptr[cp];
+            for (int64_t x = 0; x < scnt[cp]; x++)
+                if (hits(l[x], end_list, starts, win, nw, s)) used[nu++] = chunk[l[x]];
+            if (nu) runs[++nr] = nu;
+        }
+        if (p > lo)
+            for (int64_t b = bid[lo]; b <= bid[p - 1]; b++) {
+                const int64_t *l = blist + bfirst[b];
+                for (int64_t x = 0; x < bcnt[b]; x++)
+                    if (starts[l[x]] <= e && hits(l[x], end_list, starts, win, nw, s))
+                        used[nu++] = chunk[l[x]];
+                if (nu > runs[nr]) runs[++nr] = nu;
             }
-            if (hit) used[nu++] = chunk[k];
+        /* Merged pairwise, as a bottom-up merge sort (the order among equal offsets does not
+         * change the gaps _find_chunk_sorted finds). */
+        pair_t *src_ = used, *dst = merged;
+        while (nr > 1) {
+            Py_ssize_t out_r = 0;
+            for (Py_ssize_t r = 0; r < nr; r += 2) {
+                int64_t i = runs[r], i1 = runs[r + 1], w = runs[r];
+                if (r + 1 < nr) {
+                    int64_t j = runs[r + 1], j1 = runs[r + 2];
+                    while (i < i1 && j < j1)
+                        dst[w++] = src_[j].lo < src_[i].lo ? src_[j++] : src_[i++];
+                    while (j < j1) dst[w++] = src_[j++];
+                }
+                while (i < i1) dst[w++] = src_[i++];
+                runs[++out_r] = w;
+            }
+            nr = out_r;
+            pair_t *t = src_;
+            src_ = dst, dst = t;
         }
         /* _find_chunk_sorted */
-        sort_by_lo(used, nu);
         int64_t best_len = -1, best_off = 0, cur = 0;
         for (Py_ssize_t i = 0; i < nu; i++) {
-            int64_t gap = used[i].lo - cur;
+            int64_t gap = src_[i].lo - cur;
             if (gap >= max_size && (best_len < 0 || gap < best_len)) best_len = gap, best_off = cur;
-            if (used[i].hi > cur) cur = used[i].hi;
+            if (src_[i].hi > cur) cur = src_[i].hi;
         }
         int64_t offset = best_len >= 0 ? best_off : cur;
         for (int64_t m = g0; m < g1; m++) {
             int64_t k = gmem[m];
+            if (committed[k]) /* committed again (a position in two groups): unlist it first */
+                {
+                for (int64_t t = iptr[k]; t < iptr[k + 1]; t++)
+                    unlist(slist + aptr[icp[t]], &scnt[icp[t]], k);
+                unlist(blist + bfirst[bid[k]], &bcnt[bid[k]], k);
+            }
+            committed[k] = 1;
             end_list[k] = ends[k];
             chunk[k].lo = offset;
             chunk[k].hi = round_up(offset + sizes[k], alignment);
             out[k] = offset;
+            for (int64_t t = iptr[k]; t < iptr[k + 1]; t++)
+                enlist(slist + aptr[icp[t]], &scnt[icp[t]], k, chunk);
+            enlist(blist + bfirst[bid[k]], &bcnt[bid[k]], k, chunk);
         }
         if (offset + max_size > heap) heap = offset + max_size;
     }
     Py_END_ALLOW_THREADS
-    free(end_list), free(chunk), free(used), free(win);
+    free(end_list), free(chunk), free(used), free(merged), free(win);
+    free(slist), free(scnt), free(iptr), free(icp), free(committed);
+    free(bid), free(bfirst), free(bcnt), free(blist), free(runs);
     for (int i = 0; i < got; i++) PyBuffer_Release(&a[i].b);
     return PyLong_FromLongLong(heap);
 

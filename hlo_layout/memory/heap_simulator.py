@@ -306,6 +306,7 @@ class _Packer:
         self.alive: list[np.ndarray] = []
         self.alive_lists: list[list[int]] = []
         self._flat_cache: tuple[np.ndarray, ...] | None = None
+        self._position_keys: np.ndarray | None = None  # value ids by position (_flat)
         if self.small:
             self._index_python([iv.end for iv in by_start])
             return
@@ -399,6 +400,7 @@ class _Packer:
             by_start = sorted(self.intervals.values(), key=lambda iv: (iv.start, iv.key))
             position = self.position
             sizes = np.array([iv.size for iv in by_start], dtype=np.int64)
+            self._position_keys = np.array([iv.key for iv in by_start], dtype=np.int64)
             ends = np.array([iv.end for iv in by_start], dtype=np.int64)
             leaders = list(self.groups)
             lens = [len(self.groups[k]) for k in leaders]
@@ -429,22 +431,22 @@ class _Packer:
         import numpy as np
 
         flat = self._flat()
-        spatial, temporal_order, leaders = self._orders
+        spatial, temporal_order, _ = self._orders
         order = temporal_order if temporal else spatial
         out = np.zeros(len(self.starts), dtype=np.int64)
         gptr, gmem, starts, ends, sizes, aptr, aids = flat
         heap = heap_module.pack(
             order, gptr, gmem, starts, ends, sizes, aptr, aids, self.stride, alignment, out
         )
-        # The dicts in the Python loop's order (packing order, each group's members in turn).
-        at = out.tolist()
-        position, groups = self.position, self.groups
-        offsets: dict[int, int] = {}
-        sizes_of: dict[int, int] = {}
-        for j in order.tolist():
-            for g in groups[leaders[j]]:
-                offsets[g.key] = at[position[g.key]]
-                sizes_of[g.key] = g.size
+        # The dicts in the Python loop's order (packing order, each group's members in turn):
+        # the members' positions are gmem's runs taken in packing order.
+        lens = (gptr[1:] - gptr[:-1])[order]
+        firsts = np.cumsum(lens) - lens
+        pos = gmem[np.arange(int(lens.sum())) + np.repeat(gptr[:-1][order] - firsts, lens)]
+        assert self._position_keys is not None  # set by _flat
+        keys = self._position_keys[pos].tolist()
+        offsets = dict(zip(keys, out[pos].tolist()))
+        sizes_of = dict(zip(keys, sizes[pos].tolist()))
         return HeapResult(int(heap), offsets, sizes_of)
 
     def _pack_python(self, alignment: int, temporal: bool) -> HeapResult:

@@ -4,6 +4,7 @@ generated traces big enough to cross the checkpoint stride and the inline sort's
 
 from __future__ import annotations
 
+import bisect
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hlo_layout import accel
@@ -126,3 +127,96 @@ def test_small_dump_needs_no_numpy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def _pack_model(order, gptr, gmem, starts, ends, sizes, aptr, aids, stride, alignment):  # type: ignore[no-untyped-def]
+    """accel/heap.c's pack() over its flat arrays, written plainly: each buffer's used chunks
+    are those of its checkpoint's list and of positions [lo, p) that meet it in time, sorted.
+    Takes any valid index (a position in several groups is committed again, a checkpoint may
+    list anything), so the C's offset-sorted lists are checked beyond what _Packer builds."""
+    n, n_cp = len(starts), len(aptr) - 1
+    end_list, chunk, out, heap = [-1] * n, [(0, 0)] * n, [0] * n, 0
+    for j in order:
+        members = list(gmem[gptr[j] : gptr[j + 1]])
+        max_size = max((sizes[k] for k in members), default=0)
+        windows: list[tuple[int, int]] = []
+        for s, e in sorted((starts[k], ends[k]) for k in members):
+            if windows and s <= windows[-1][1] + 1:
+                windows[-1] = (windows[-1][0], max(windows[-1][1], e))
+            else:
+                windows.append((s, e))
+        s, e = (windows[0][0], windows[-1][1]) if windows else (0, -1)
+        cp = s // stride
+        lo, p = bisect.bisect_right(starts, cp * stride), bisect.bisect_right(starts, e)
+        ids = list(aids[aptr[cp] : aptr[cp + 1]]) if 0 <= cp < n_cp else []
+        one = len(windows) == 1
+        used = sorted(
+            chunk[k]
+            for k in (*ids, *range(lo, p))
+            if any(end_list[k] >= ws and (one or starts[k] <= we) for ws, we in windows)
+        )
+        offset = heap_simulator._find_chunk_sorted(used, max_size)
+        for k in members:
+            end_list[k] = ends[k]
+            chunk[k] = (offset, -(-(offset + sizes[k]) // alignment) * alignment)
+            out[k] = offset
+        heap = max(heap, offset + max_size)
+    return heap, out
+
+
+@st.composite
+def flat_indexes(draw: st.DrawFn) -> tuple:  # type: ignore[type-arg]
+    """Sorted starts, mostly real lifetimes (some never freed: end -1), groups of one to three
+    positions (some in two groups), packed once each in a random order (some again)."""
+    n = draw(st.integers(1, 60))
+    starts = sorted(draw(st.lists(st.integers(0, 80), min_size=n, max_size=n)))
+    ends = [
+        -1 if draw(st.integers(0, 9)) == 0 else s + draw(st.sampled_from([0, 1, 3, 10, 40]))
+        for s in starts
+    ]
+    sizes = [draw(st.sampled_from([1, 16, 64, 100, 256])) for _ in range(n)]
+    groups = [[k] for k in range(n)]
+    for _ in range(draw(st.integers(0, n))):
+        groups[draw(st.integers(0, n - 1))].append(draw(st.integers(0, n - 1)))
+    groups = [g for g in groups if draw(st.integers(0, 9)) != 0 or len(g) > 1]
+    gptr = [0]
+    for g in groups:
+        gptr.append(gptr[-1] + len(g))
+    order = draw(st.permutations(range(len(groups))))
+    order += draw(st.lists(st.integers(0, len(groups) - 1), max_size=3)) if groups else []
+    stride = draw(st.sampled_from([1, 2, 4, 16]))
+    alive = [
+        [k for k in range(n) if starts[k] <= c <= ends[k]]
+        if draw(st.integers(0, 9))
+        else draw(st.lists(st.integers(0, n - 1), max_size=6))
+        for c in range(0, 130, stride)
+    ]
+    aptr = [0]
+    for ids in alive:
+        aptr.append(aptr[-1] + len(ids))
+    return (
+        order,
+        gptr,
+        [k for g in groups for k in g],
+        starts,
+        ends,
+        sizes,
+        aptr,
+        [k for ids in alive for k in ids],
+        stride,
+        draw(st.sampled_from([1, 8, 64])),
+    )
+
+
+@needs_build
+@settings(max_examples=400, deadline=None)
+@given(flat_indexes())
+@example(([0, 1], [0, 1, 2], [1, 0], [1, 5], [3, 6], [10, 10], [0, 0], [], 16, 1))  # past e
+def test_compiled_loop_equals_its_model_on_any_index(index: tuple) -> None:  # type: ignore[type-arg]
+    """The C's sorted lists (per checkpoint, per block of starts; a position committed twice
+    is moved) give the chunks a plain sort of each buffer's used chunks gives."""
+    *arrays, stride, alignment = index
+    flat = [np.array(x, dtype=np.int64) for x in arrays]
+    out = np.zeros(len(arrays[3]), dtype=np.int64)
+    heap = HEAP.pack(*flat, stride, alignment, out)  # type: ignore[union-attr]
+    assert (heap, out.tolist()) == _pack_model(*arrays, stride, alignment)

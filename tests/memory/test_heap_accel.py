@@ -209,7 +209,7 @@ def flat_indexes(draw: st.DrawFn) -> tuple:  # type: ignore[type-arg]
 
 
 @needs_build
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(flat_indexes())
 @example(([0, 1], [0, 1, 2], [1, 0], [1, 5], [3, 6], [10, 10], [0, 0], [], 16, 1))  # past e
 def test_compiled_loop_equals_its_model_on_any_index(index: tuple) -> None:  # type: ignore[type-arg]

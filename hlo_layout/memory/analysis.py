@@ -8,15 +8,14 @@ result's `to_dict()` is one element of `hlo-layout memory --format json`'s `modu
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from hlo_layout import collector
 from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.memory_space import peak_space_name
 from hlo_layout.layout.size import array_bytes
@@ -262,23 +261,6 @@ def _compiler_figures(assignment: BufferAssignment) -> dict:
     }
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while the analysis runs, as it is after.
-
-    The analysis builds a few hundred thousand small objects beside a parsed module of millions;
-    each full collection the allocations trigger walks them all (0.4-0.5 s of mixtral's
-    analysis). The analysis' own objects are freed by reference counting or, once it is
-    back on, by the collector."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def analyze_memory(
     module: Module,
     backend: str | Backend | None = None,
@@ -293,7 +275,7 @@ def analyze_memory(
     source of VMEM), never used to compute ours. Raises ValueError for a module with no
     computation and KeyError for an unknown backend name.
     """
-    with _collector_paused():
+    with collector.paused():
         return _analyze(module, backend, buffer_assignment, file)
 
 

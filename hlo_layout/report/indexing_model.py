@@ -9,12 +9,11 @@ is wrong, live here too, so the command only wires arguments to this module.
 from __future__ import annotations
 
 import difflib
-import gc
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from hlo_layout import collector
 from hlo_layout.errors import HloLayoutError, HloSemanticError
 from hlo_layout.indexing.fusion import (
     computation_input_to_output,
@@ -221,21 +220,6 @@ def _physical(indexing: OperandIndexing, shape: Shape, notes: list[str]) -> Oper
         return UNKNOWN
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while the maps are built (as `memory` does): the analysis
-    keeps hundreds of thousands of maps, memo entries and sets alive, and each full collection
-    their allocation triggers walks them all again (a third of mixtral's analysis). They hold no
-    cycles; reference counting frees them."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def indexing_report(
     modules: Sequence[tuple[str, Module]],
     *,
@@ -257,7 +241,7 @@ def indexing_report(
         modules, fusion=fusion, instruction=instruction, computation=computation
     )
     try:
-        with _collector_paused():
+        with collector.paused():
             return _report(file, module, comp, inst, direction, physical)
     except RecursionError:
         # Nesting is walked iteratively (indexing/fusion.py); an expression or a rule that still

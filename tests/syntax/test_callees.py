@@ -37,30 +37,34 @@ def _lazy_tail(tail: str) -> LazyAttributes | None:
     return attributes if isinstance(attributes, LazyAttributes) else None
 
 
-@pytest.mark.parametrize("path", hlo_files(), ids=corpus_id)
-def test_corpus_callees_equal_split(path):
+def _lazy_instructions(path):
+    """Every instruction of a corpus dump whose attribute tail is kept unsplit."""
     for module in corpus_modules(path):
         for computation in module.computations:
             for instruction in computation.instructions:
-                attributes = instruction.attributes
-                if isinstance(attributes, LazyAttributes):
-                    found = tail_callees(attributes._text)
-                    assert found is None or found == _split_callees(attributes), instruction
+                if isinstance(instruction.attributes, LazyAttributes):
+                    yield instruction
+
+
+@pytest.mark.parametrize("path", hlo_files(), ids=corpus_id)
+def test_corpus_callees_equal_split(path):
+    for instruction in _lazy_instructions(path):
+        attributes = instruction.attributes
+        found = tail_callees(attributes._text)
+        assert found is None or found == _split_callees(attributes), instruction
 
 
 @pytest.mark.parametrize("path", hlo_files(), ids=corpus_id)
 def test_corpus_fusion_kind_equals_split(path):
     """`fusion_kind` read from the unsplit tail equals the split attribute's raw text."""
-    for module in corpus_modules(path):
-        for computation in module.computations:
-            for instruction in computation.instructions:
-                attributes = instruction.attributes
-                if instruction.opcode != "fusion" or not isinstance(attributes, LazyAttributes):
-                    continue
-                unsplit = LazyAttributes(attributes._text, attributes._offset, attributes._split)
-                kind = instruction._replace(attributes=unsplit).fusion_kind
-                split = next((a.raw for a in attributes if a.key == "kind"), None)
-                assert kind == split, instruction
+    for instruction in _lazy_instructions(path):
+        if instruction.opcode != "fusion":
+            continue
+        attributes = instruction.attributes
+        unsplit = LazyAttributes(attributes._text, attributes._offset, attributes._split)
+        kind = instruction._replace(attributes=unsplit).fusion_kind
+        split = next((a.raw for a in attributes if a.key == "kind"), None)
+        assert kind == split, instruction
 
 
 @pytest.mark.parametrize(

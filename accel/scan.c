@@ -27,6 +27,22 @@ typedef struct {
     Py_ssize_t len;
 } Text;
 
+/* A view of a str object's characters (the caller has checked it is a str). */
+static inline Text text_of(PyObject *s) {
+    Text t = {PyUnicode_KIND(s), PyUnicode_DATA(s), PyUnicode_GET_LENGTH(s)};
+    return t;
+}
+
+/* `text_of(arg)` into `*t`, or 0 with a TypeError naming `usage` when `arg` is not a str. */
+static int text_arg(PyObject *arg, const char *usage, Text *t) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return 0;
+    }
+    *t = text_of(arg);
+    return 1;
+}
+
 static inline Py_UCS4 at(const Text *t, Py_ssize_t i) {
     return (i >= 0 && i < t->len) ? PyUnicode_READ(t->kind, t->data, i) : END;
 }
@@ -553,7 +569,7 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             PyErr_SetString(PyExc_TypeError, "run: lines must be strings");
             return NULL;
         }
-        Text t = {PyUnicode_KIND(line), PyUnicode_DATA(line), PyUnicode_GET_LENGTH(line)};
+        Text t = text_of(line);
         Head h;
         if (!frame(&t, &h))
             break;
@@ -601,11 +617,9 @@ PyDoc_STRVAR(split_top_doc,
 
 static PyObject *split_top(PyObject *self, PyObject *arg) {
     (void)self;
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "split_top(text: str)");
+    Text t;
+    if (!text_arg(arg, "split_top(text: str)", &t))
         return NULL;
-    }
-    Text t = {PyUnicode_KIND(arg), PyUnicode_DATA(arg), PyUnicode_GET_LENGTH(arg)};
     /* The open brackets, as a string grown on demand (bounded by the text's length). */
     Py_ssize_t cap = 64, depth = 0;
     char *stack = PyMem_Malloc(cap);
@@ -714,7 +728,7 @@ static PyObject *read_flat_params(PyObject *text, PyObject *shapes, PyObject *sh
     Py_ssize_t slots[2];
     if ((slots[0] = slot_offset(decl, "name")) < 0 || (slots[1] = slot_offset(decl, "shape")) < 0)
         return NULL;
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Text t = text_of(text);
     /* `not text or text.isspace()` */
     Py_ssize_t i = 0;
     while (i < t.len && Py_UNICODE_ISSPACE(at(&t, i)))
@@ -781,11 +795,9 @@ PyDoc_STRVAR(skeleton_doc,
 
 static PyObject *skeleton(PyObject *self, PyObject *arg) {
     (void)self;
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "skeleton(tail: str)");
+    Text t;
+    if (!text_arg(arg, "skeleton(tail: str)", &t))
         return NULL;
-    }
-    Text t = {PyUnicode_KIND(arg), PyUnicode_DATA(arg), PyUnicode_GET_LENGTH(arg)};
     /* The output is never longer than the input: a string becomes two quotes, a digit run one
      * digit. One buffer of the input's kind holds both passes. */
     void *buf = PyMem_Malloc(t.len ? (size_t)t.len * (size_t)t.kind : 1);
@@ -864,7 +876,7 @@ static PyObject *signature(PyObject *self, PyObject *const *args, Py_ssize_t nar
                         "signature(text: str, shapes: dict, shape_fn, ParameterDecl: type)"))
         return NULL;
     PyObject *text = args[0];
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Text t = text_of(text);
     /* _SIGNATURE: \((.*)\)[ \t]*->[ \t]*(.*?)[ \t]*$ -- the greedy group ends at the last `)`
      * followed by blanks and `->`; `.` stops at a line break, which then declines. */
     if (at(&t, 0) != '(')

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -371,22 +372,30 @@ def test_check_nesting_equals_plain_scan(pieces: list[str]) -> None:
     assert _nesting(text) == _reference_nesting(text)
 
 
+def _read(
+    module: ModuleType | None,
+    read: Callable[[], object],
+    declines: tuple[type[Exception], ...] = (scan.ScanFallback,),
+) -> object:
+    """`read()` with the scanner's accelerator set to `module` (None: the pure-Python path); a
+    text it declines or rejects gives the exception's class name."""
+    saved = scan._accel
+    scan._accel = module
+    try:
+        return read()
+    except declines as e:
+        return type(e).__name__
+    finally:
+        scan._accel = saved
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list('ab ,"\\\n{}()[]é')), max_size=60))
 def test_split_top_equals_python(text: str) -> None:
     """Law: the compiled `_split_top` cuts where the Python one cuts, and declines alike."""
     assert COMPILED is not None
-    expected: list[tuple[int, int]] | None
-    saved = scan._accel
-    try:
-        scan._accel = None
-        try:
-            expected = scan._split_top(text)
-        except scan.ScanFallback:
-            expected = None
-    finally:
-        scan._accel = saved
-    assert COMPILED.split_top(text) == expected
+    expected = _read(None, lambda: scan._split_top(text))
+    assert COMPILED.split_top(text) == (None if expected == "ScanFallback" else expected)
 
 
 @settings(max_examples=300, deadline=None)
@@ -399,18 +408,11 @@ def test_split_top_equals_python(text: str) -> None:
 def test_flat_params_equals_python(text: str) -> None:
     """Law: the compiled `_flat_params` reads the same parameters, or declines alike."""
     assert COMPILED is not None
-    saved = scan._accel
 
-    def read(module: ModuleType | None) -> object:
-        scan._accel = module
-        try:
-            return scan._flat_params(text, {})
-        except scan.ScanFallback:
-            return "fallback"
-        finally:
-            scan._accel = saved
+    def read() -> object:
+        return scan._flat_params(text, {})
 
-    assert read(COMPILED) == read(None)
+    assert _read(COMPILED, read) == _read(None, read)
 
 
 @settings(max_examples=300, deadline=None)
@@ -453,15 +455,9 @@ def test_skeleton_equals_python(tail: str) -> None:
 def test_signature_equals_python(text: str) -> None:
     """Law: the compiled `_signature` reads what the Python reads, or declines alike."""
     assert COMPILED is not None
-    saved = scan._accel
 
-    def read(module: ModuleType | None) -> object:
-        scan._accel = module
-        try:
-            return scan._signature(text, {})
-        except (scan.ScanFallback, HloLayoutError) as e:
-            return type(e).__name__
-        finally:
-            scan._accel = saved
+    def read() -> object:
+        return scan._signature(text, {})
 
-    assert read(COMPILED) == read(None)
+    declines = (scan.ScanFallback, HloLayoutError)
+    assert _read(COMPILED, read, declines) == _read(None, read, declines)

@@ -12,6 +12,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 
 from hlo_layout.memory.nesting import run_nested
+from hlo_layout.syntax.index import calls as call_edges
 from hlo_layout.syntax.opcodes import SEQUENTIAL_CALLERS
 from hlo_layout.syntax.shape import BufferShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
@@ -106,6 +107,38 @@ class HloValue:
 
 
 ValueSet = dict[Index, tuple[HloValue, ...]]
+
+#: `_steps`: opcodes whose set is operand 0's (plus their own values).
+_FORWARD_OPERAND_0 = frozenset(
+    {
+        "bitcast",
+        "domain",
+        "opt-barrier",
+        "optimization-barrier",
+        "add-dependency",
+        "async-update",
+        "all-reduce-done",
+    }
+)
+#: `_steps`: every opcode whose set holds more than its own values (the others take a fast path).
+_STEP_OPCODES = _FORWARD_OPERAND_0 | {
+    "get-tuple-element",
+    "tuple",
+    "copy",
+    "copy-start",
+    "copy-done",
+    "all-gather-done",
+    "collective-permute-done",
+    "all-gather-start",
+    "collective-permute-start",
+    "send",
+    "recv-done",
+    "call",
+    "async-start",
+    "async-done",
+    "conditional",
+    "while",
+}
 #: One computation's evaluation: yields (callee, parameter sets), is sent the callee's root set.
 _Steps = Generator[tuple[Computation, list[ValueSet]], ValueSet, ValueSet]
 
@@ -133,20 +166,37 @@ class DataflowAnalysis:
         self._positions_and_uses()
         self._split.clear()
 
-    def defines(self, c: Computation, i: Instruction, index: Index, shape: Shape) -> bool:
-        param_defines = c is self.entry or self.kinds.get(c.name) == "thread_local"
-        return defines_value(i.opcode, index, shape, param_defines=param_defines)
-
     def _define_values(self) -> None:
+        values, defined_at, entry = self.values, self._defined_at, self.entry
+        # What an (opcode, shape, param_defines) defines, asked once per distinct triple: the
+        # parser shares one shape object per distinct shape text (the entry keeps it alive).
+        memo: dict[tuple[str, int, bool], tuple[Shape, list[tuple[Index, Shape]]]] = {}
         for c in self.module.computations:
-            if self.kinds.get(c.name) not in ("global", "thread_local"):
+            kind = self.kinds.get(c.name)
+            if kind not in ("global", "thread_local"):
                 continue
+            param_defines = c is entry or kind == "thread_local"
             for i in c.instructions:
-                for index, s in subshapes(i.shape):
-                    if self.defines(c, i, index, s):
-                        v = HloValue(len(self.values), c, i, index, s)
-                        self.values.append(v)
-                        self._defined_at.setdefault((c.name, i.name), []).append(v)
+                shape, op = i.shape, i.opcode
+                key = (op, id(shape), param_defines)
+                hit = memo.get(key)
+                if hit is None or hit[0] is not shape:
+                    own = [
+                        (index, s)
+                        for index, s in subshapes(shape)
+                        if defines_value(op, index, s, param_defines=param_defines)
+                    ]
+                    hit = memo[key] = (shape, own)
+                if not hit[1]:
+                    continue
+                n = len(values)
+                mine = [HloValue(n + k, c, i, index, s) for k, (index, s) in enumerate(hit[1])]
+                values.extend(mine)
+                found = defined_at.get((c.name, i.name))
+                if found is None:
+                    defined_at[(c.name, i.name)] = mine
+                else:
+                    found.extend(mine)
 
     def _new_phi(self, c: Computation, i: Instruction, index: Index, shape: Shape) -> HloValue:
         v = HloValue(len(self.values), c, i, index, shape, is_phi=True)
@@ -197,22 +247,18 @@ class DataflowAnalysis:
                 n = i.parameter_number or 0
                 sets[key] = dict(params[n]) if n < len(params) else {}
                 continue
-            defined = self._defined_at.get((c.name, i.name))
+            defined = self._defined_at.get(key)
+            if op not in _STEP_OPCODES:  # most instructions: their own values and no others
+                if defined is None:
+                    sets[key] = {}
+                elif len(defined) == 1:
+                    sets[key] = {defined[0].index: (defined[0],)}
+                else:
+                    sets[key] = {v.index: (v,) for v in defined}
+                continue
             own = {v.index: (v,) for v in defined} if defined else {}
             out: ValueSet = {}
-            if (
-                op
-                in (
-                    "bitcast",
-                    "domain",
-                    "opt-barrier",
-                    "optimization-barrier",
-                    "add-dependency",
-                    "async-update",
-                    "all-reduce-done",
-                )
-                and i.operands
-            ):
+            if op in _FORWARD_OPERAND_0 and i.operands:
                 out = dict(self._operand_set(c, i, 0))
             elif op == "get-tuple-element" and i.operands:
                 out = self._element(self._operand_set(c, i, 0), _tuple_index(i))
@@ -345,33 +391,42 @@ class DataflowAnalysis:
 
     # -- positions and uses --------------------------------------------------------------------
     def _positions_and_uses(self) -> None:
-        module = self.module
-        for c in module.computations:
+        sets, entry = self.sets, self.entry
+        for c in self.module.computations:
             if self.kinds.get(c.name) != "global":
                 continue
-            root = c.root
+            root, cname = c.root, c.name
             for i in c.instructions:
-                vs = self.sets.get((c.name, i.name), {})
-                for index, values in vs.items():
-                    for v in values:
-                        if v.instruction is i and v.index == index and v.computation is c:
-                            v.positions.insert(0, (c, i, index))
-                        else:
-                            v.positions.append((c, i, index))
-                        if c is self.entry and i is root:
-                            v.live_out = True
-                if i.opcode in ("tuple", "domain"):  # MayUseOperandValue: uses nothing
+                vs = sets.get((cname, i.name))
+                if vs:
+                    live_out = c is entry and i is root
+                    for index, values in vs.items():
+                        position = (c, i, index)
+                        for v in values:
+                            if v.instruction is i and v.index == index and v.computation is c:
+                                v.positions.insert(0, position)
+                            else:
+                                v.positions.append(position)
+                            if live_out:
+                                v.live_out = True
+                op = i.opcode
+                if op in ("tuple", "domain"):  # MayUseOperandValue: uses nothing
                     continue
-                top_only = i.opcode in ("get-tuple-element", "copy")
-                for k in range(len(i.operands)):
-                    ovs = self._operand_set(c, i, k)
-                    used: list[tuple[Index, tuple[HloValue, ...]]]
+                top_only = op in ("get-tuple-element", "copy")
+                for k, o in enumerate(i.operands):
+                    ovs = sets.get((cname, o.name))
+                    if not ovs:
+                        continue
+                    if o.index is not None:  # `%x#1`: element 1 of the tuple x
+                        ovs = self._element(ovs, o.index)
                     if top_only:  # reads only the operand's top-level value
                         top = ovs.get(())
-                        used = [((), top)] if top is not None else []
-                    else:
-                        used = list(ovs.items())
-                    for index, values in used:
+                        if top is not None:
+                            top_use: tuple[Computation, Instruction, int, Index] = (c, i, k, ())
+                            for v in top:
+                                v.uses.append(top_use)
+                        continue
+                    for index, values in ovs.items():
                         use = (c, i, k, index)
                         for v in values:  # one HloUse per (user, operand, index): no duplicates
                             v.uses.append(use)
@@ -389,11 +444,12 @@ def computation_kinds(module: Module) -> dict[str, str]:
     rank = {"global": 0, "thread_local": 1, "fusion": 2}
     kinds: dict[str, str] = {entry.name: "global"}
     stack = [entry]
+    edges = call_edges(module)
     while stack:
         c = stack.pop()
         kind = kinds[c.name]
-        for i in c.instructions:
-            for callee in i.called_computations:
+        for i, names in edges.get(c.name, ()):
+            for callee in names:
                 callee_c = module.computation(callee)
                 if callee_c is None:
                     continue

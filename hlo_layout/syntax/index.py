@@ -117,6 +117,26 @@ def callees(computation: Computation) -> Iterator[tuple[str, Instruction]]:
             yield callee, i
 
 
+Calls = dict[str, tuple[tuple["Instruction", tuple[str, ...]], ...]]
+
+
+def calls(module: Module) -> Calls:
+    """For each computation name, its calling instructions in text order, each with the names it
+    calls in attribute order (cached): the call graph's edges, read once per tree, for the
+    passes that walk it (`callers`, the memory analysis' computation kinds)."""
+    cache = module._cache
+    cached = cache.get("calls")
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    result: Calls = {}
+    for c in module.computations:
+        found = [(i, names) for i in instructions_calling(c) if (names := i.called_computations)]
+        if found:
+            result[c.name] = tuple(found)
+    cache["calls"] = result
+    return result
+
+
 def callers(module: Module) -> Callers:
     """For each computation name, the (computation, instruction) pairs that call it (cached)."""
     cache = module._cache
@@ -124,9 +144,11 @@ def callers(module: Module) -> Callers:
     if cached is not None:
         return cached  # type: ignore[return-value]
     out: dict[str, list[tuple[Computation, Instruction]]] = {}
+    edges = calls(module)
     for c in module.computations:
-        for callee, i in callees(c):
-            out.setdefault(callee, []).append((c, i))
+        for i, names in edges.get(c.name, ()):
+            for callee in names:
+                out.setdefault(callee, []).append((c, i))
     result = {k: tuple(v) for k, v in out.items()}
     cache["callers"] = result
     return result

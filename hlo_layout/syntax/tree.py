@@ -264,11 +264,15 @@ class Computation:
 
     @property
     def root(self) -> Instruction | None:
-        """The ROOT instruction, or the last one when none is marked (XLA's rule)."""
-        for instruction in self.instructions:
-            if instruction.is_root:
-                return instruction
-        return self.instructions[-1] if self.instructions else None
+        """The ROOT instruction, or the last one when none is marked (XLA's rule). Cached: it is
+        found by a scan, and the analyses ask for it per call site."""
+        cache = self._cache
+        if "root" not in cache:
+            found = next((i for i in self.instructions if i.is_root), None)
+            if found is None and self.instructions:
+                found = self.instructions[-1]
+            cache["root"] = found
+        return cache["root"]  # type: ignore[return-value]
 
     def resolve(self, operand: Operand) -> Instruction | None:
         """The instruction an operand refers to, within this computation."""

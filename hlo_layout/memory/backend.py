@@ -167,12 +167,16 @@ def backend_in_text(module: Module) -> tuple[Backend, str]:
         for i in c.instructions:
             if _tiled(i.shape):
                 return TPU, "tiled layouts"
-    for c in module.computations:
-        for i in c.instructions:
-            attrs = i.attributes
-            text = attrs._text if isinstance(attrs, LazyAttributes) else " ".join(map(str, attrs))
-            if text and _GPU_MARKERS.search(text):
-                return GPU, "GPU custom calls / backend configs"
+    # One search over the tails joined by newlines (no marker spans a line): a search per
+    # instruction cost more than the matching.
+    tails = [
+        attrs._text if type(attrs) is LazyAttributes else " ".join(map(str, attrs))
+        for c in module.computations
+        for i in c.instructions
+        if (attrs := i.attributes)
+    ]
+    if _GPU_MARKERS.search("\n".join(tails)):
+        return GPU, "GPU custom calls / backend configs"
     return CPU, "default (no GPU or TPU marks)"
 
 

@@ -4,10 +4,12 @@ the dumps given (best of N, CPU seconds of this process).
 
 python benchmarks/bench_memory.py [--repeat 3] [--scale 4] [DUMP...]
 
-Target (issues 12 and 13): the analysis costs less than parsing on every dump. A scaled dump is
-one module whose ENTRY calls N renamed copies of the model's ENTRY in sequence (`scaled_dump`):
-N times the buffers in one flattened schedule, which is what stresses the heap simulation (a
-dump that merely repeats computations leaves the copies unreachable).
+Target (issues 12 and 13): the analysis costs less than parsing on every dump, and a few seconds
+on a 17.8 MB GPU train step (`--kind-mb`: the largest dump of each kind scaled to about 18 MB,
+named after its source so that the file name gives the backend, as the CLI reads it). A scaled
+dump is one module whose ENTRY calls N renamed copies of the model's ENTRY in sequence
+(`scaled_dump`): N times the buffers in one flattened schedule, which is what stresses the heap
+simulation (a dump that merely repeats computations leaves the copies unreachable).
 """
 
 from __future__ import annotations
@@ -90,6 +92,12 @@ def main() -> None:
     parser.add_argument("dumps", nargs="*", type=Path)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scale", type=int, default=4, help="copies in the scaled dump (0: none)")
+    parser.add_argument(
+        "--kind-mb",
+        type=float,
+        default=18.0,
+        help="also the largest dump of each kind scaled to about this size (0: none)",
+    )
     args = parser.parse_args()
     tmp = tempfile.TemporaryDirectory()
     dumps = list(args.dumps)
@@ -100,10 +108,17 @@ def main() -> None:
         if args.scale and models:
             dumps.append(scaled_dump(models[-1], args.scale, Path(tmp.name) / "gemma_scaled.txt"))
             dumps.append(scaled_dump(models[0], args.scale, Path(tmp.name) / "mixtral_scaled.txt"))
+        if args.kind_mb:
+            for pattern in KINDS.values():
+                source = largest(pattern)
+                copies = max(1, round(args.kind_mb * 1e6 / source.stat().st_size))
+                # The source's name (with the copy count) keeps what names the backend.
+                out = Path(tmp.name) / f"x{copies}.{source.name}"
+                dumps.append(scaled_dump(source, copies, out))
     print(f"{'dump':60} {'MB':>6} {'parse s':>8} {'analysis s':>10} {'ratio':>6} {'peak':>16}")
     for path in dumps:
         t_parse, module = best(lambda p=path: parse_file(p), args.repeat)
-        t_mem, ma = best(lambda m=module: analyze_memory(m), args.repeat)  # type: ignore[arg-type]
+        t_mem, ma = best(lambda m=module, p=path: analyze_memory(m, file=p), args.repeat)  # type: ignore[misc]
         mb = path.stat().st_size / 1e6
         name = path.name[-60:]
         peak = ma.peak_bytes  # type: ignore[attr-defined]

@@ -326,6 +326,8 @@ _DIGITS = re.compile(r"[0-9]+")
 #: long run of letters, e.g. an unterminated string).
 _HAS_ARRAY = re.compile(r"[a-z][0-9]*\[")
 _TAILS: dict[str, bool] = {}
+#: `_tail_ok` by the compiled skeleton (no shape head), the inline-computation test included.
+_FAST_TAILS: dict[str, bool] = {}
 _PROBE = "x=f32[] x()"
 
 
@@ -470,19 +472,37 @@ def _inline_computation_value(tail: str) -> bool:
 
 def _tail_ok(tail: str) -> bool:
     """Whether `, key=value, ...` is a tail the grammar accepts (see [tail skeletons])."""
-    if "{" in tail and _CALLED_BRACE.search(tail) and _inline_computation_value(tail):
-        return False
     fast: str | None = _accel.skeleton(tail) if _accel is not None else None
     if fast is not None:
-        skeleton = fast
-    else:
-        skeleton = _TAIL_STRING.sub('""', tail) if '"' in tail else tail
-        if _HAS_ARRAY.search(skeleton) is not None:
-            free = _shape_free(skeleton)
-            if free is None:
-                return _grammar_accepts_tail(skeleton)
-            skeleton = free
-        skeleton = _DIGITS.sub("0", skeleton)
+        # No shape head: the inline-computation test reads the skeleton as it would the tail
+        # (a string is one token either way, and a key inside a string is no key), so it is
+        # asked once per skeleton too; searched per tail, it cost most of the tail check.
+        ok = _FAST_TAILS.get(fast)
+        if ok is None:
+            if len(_FAST_TAILS) > 100_000:  # bound the memo on adversarial input
+                _FAST_TAILS.clear()
+            ok = _FAST_TAILS[fast] = not _inline_call(fast) and _skeleton_ok(fast)
+        return ok
+    if _inline_call(tail):
+        return False
+    skeleton = _TAIL_STRING.sub('""', tail) if '"' in tail else tail
+    if _HAS_ARRAY.search(skeleton) is not None:
+        free = _shape_free(skeleton)
+        if free is None:
+            return _grammar_accepts_tail(skeleton)
+        skeleton = free
+    return _skeleton_ok(_DIGITS.sub("0", skeleton))
+
+
+def _inline_call(tail: str) -> bool:
+    """A called-computation key whose value is a computation written inline."""
+    if "{" not in tail or _CALLED_BRACE.search(tail) is None:
+        return False
+    return _inline_computation_value(tail)
+
+
+def _skeleton_ok(skeleton: str) -> bool:
+    """`_grammar_accepts_tail(skeleton)`, memoized."""
     ok = _TAILS.get(skeleton)
     if ok is None:
         if len(_TAILS) > 100_000:  # bound the memo on adversarial input

@@ -286,11 +286,29 @@ def _split_valid(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
     return tuple(attrs)
 
 
+def _simple_tail(tail: str) -> bool:
+    """`_SIMPLE_TAIL.fullmatch(tail)`, asked once per compiled skeleton: replacing strings by
+    `""` and digit runs by 0 keeps every value's kind (a string stays one string, a digit a
+    character of a word), and the regex over a long backend_config cost more than using it."""
+    fast: str | None = _accel.skeleton(tail) if _accel is not None else None
+    if fast is None:
+        return _SIMPLE_TAIL.fullmatch(tail) is not None
+    simple = _SIMPLE_SKELETONS.get(fast)
+    if simple is None:
+        if len(_SIMPLE_SKELETONS) > 100_000:  # bound the memo on adversarial input
+            _SIMPLE_SKELETONS.clear()
+        simple = _SIMPLE_SKELETONS[fast] = _SIMPLE_TAIL.fullmatch(fast) is not None
+    return simple
+
+
+_SIMPLE_SKELETONS: dict[str, bool] = {}
+
+
 def _split_tail(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
     """The attributes of a tail that `_tail_ok` accepted, split on first use; what the splitter
     does not follow (a comment before a key, a form feed) the grammar splits."""
     try:
-        if _SIMPLE_TAIL.fullmatch(tail) is not None:
+        if _simple_tail(tail):
             return _simple_attributes(source, tail, base)
         return _split_valid(source, tail, base)
     except ScanFallback:
@@ -306,7 +324,7 @@ def attribute_pairs(attributes: Sequence[Attribute]) -> Sequence[tuple[str, str]
     Spans cost it three times as much."""
     if type(attributes) is LazyAttributes and attributes._items is None:
         tail = attributes._text
-        if _SIMPLE_TAIL.fullmatch(tail) is not None:
+        if _simple_tail(tail):
             return _SIMPLE_ATTR_RE.findall(tail)  # as `_simple_attributes` splits it
     return [(a.key, a.raw) for a in attributes]
 

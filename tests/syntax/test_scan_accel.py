@@ -24,7 +24,7 @@ from hlo_layout.errors import HloLayoutError, Source
 from hlo_layout.syntax import scan
 from hlo_layout.syntax.parse import parse_modules, read_text
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
-from tests.conftest import DATA, corpus_id, hlo_files
+from tests.conftest import DATA, corpus_id, corpus_modules, hlo_files
 
 
 def _compiled() -> ModuleType | None:
@@ -423,6 +423,30 @@ def test_skeleton_equals_python(tail: str) -> None:
     replaced = scan._TAIL_STRING.sub('""', tail)
     expected = None if scan._HAS_ARRAY.search(replaced) else scan._DIGITS.sub("0", replaced)
     assert COMPILED.skeleton(tail) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(' \t,={}()[]"\\\n09a_.%k')), max_size=50))
+def test_simple_tail_reads_the_skeleton_as_the_tail(text: str) -> None:
+    """Law: a tail is of the simple kind (one findall splits it) iff its skeleton is, so the
+    answer is memoized per skeleton (`scan._simple_tail`)."""
+    for tail in (text, ", k=" + text, ", k=" + text + ", b={" + text + "}"):
+        assert scan._simple_tail(tail) == (scan._SIMPLE_TAIL.fullmatch(tail) is not None), tail
+
+
+def test_simple_tail_on_corpus_tails() -> None:
+    """The same law on every distinct attribute tail of the corpus dumps."""
+    tails = {
+        i.attributes._text
+        for path in FILES
+        for m in corpus_modules(path)
+        for c in m.computations
+        for i in c.instructions
+        if type(i.attributes) is LazyAttributes
+    }
+    assert tails
+    for tail in tails:
+        assert scan._simple_tail(tail) == (scan._SIMPLE_TAIL.fullmatch(tail) is not None), tail
 
 
 @settings(max_examples=400, deadline=None)

@@ -262,16 +262,20 @@ _KEY = re.compile(r"[ \t\f\r]*(" + _NAME + r")[ \t\f\r]*=[ \t\f\r]*")
 
 def _split_valid(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
     """`, key=value, ...` split at its top-level commas (no validation: `_tail_ok` did that)."""
-    cuts = []
-    depth = 0
-    for m in _SPECIAL.finditer(tail):
-        kind = m.lastindex
-        if kind == 1:
-            depth += 1
-        elif kind == 2:
-            depth -= 1
-        elif kind == 3 and not depth:
-            cuts.append(m.start())
+    found = _accel.split_top(tail) if _accel is not None else None
+    if found is not None:  # the compiled `_split_top`: on a valid tail, the same commas
+        cuts = [start - 1 for start, _ in found[1:]]
+    else:
+        cuts = []
+        depth = 0
+        for m in _SPECIAL.finditer(tail):
+            kind = m.lastindex
+            if kind == 1:
+                depth += 1
+            elif kind == 2:
+                depth -= 1
+            elif kind == 3 and not depth:
+                cuts.append(m.start())
     if not cuts or tail[: cuts[0]].strip(_BLANK):
         raise ScanFallback
     cuts.append(len(tail))

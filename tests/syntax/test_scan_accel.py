@@ -434,10 +434,11 @@ def test_simple_tail_reads_the_skeleton_as_the_tail(text: str) -> None:
         assert scan._simple_tail(tail) == (scan._SIMPLE_TAIL.fullmatch(tail) is not None), tail
 
 
-def test_simple_tail_on_corpus_tails() -> None:
-    """The same law on every distinct attribute tail of the corpus dumps."""
+def test_tails_of_the_corpus() -> None:
+    """The same law on every distinct attribute tail of the corpus dumps, and each is split
+    into the same attributes (spans too) with the compiled comma finder and without it."""
     tails = {
-        i.attributes._text
+        (i.attributes._text, i.attributes._offset)
         for path in FILES
         for m in corpus_modules(path)
         for c in m.computations
@@ -445,8 +446,11 @@ def test_simple_tail_on_corpus_tails() -> None:
         if type(i.attributes) is LazyAttributes
     }
     assert tails
-    for tail in tails:
+    source = Source("", "<tail>")
+    for tail, offset in tails:
         assert scan._simple_tail(tail) == (scan._SIMPLE_TAIL.fullmatch(tail) is not None), tail
+        split = _read(COMPILED, lambda t=tail, o=offset: scan._split_tail(source, t, o))
+        assert split == _read(None, lambda t=tail, o=offset: scan._split_tail(source, t, o))
 
 
 @settings(max_examples=400, deadline=None)

@@ -26,7 +26,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from hlo_layout.memory.backend import CPU, TPU, Backend, backend_in_text, resolve_backend
+from hlo_layout.memory.backend import (
+    CPU,
+    TPU,
+    Backend,
+    backend_by_name,
+    backend_in_text,
+    resolve_backend,
+)
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.scan import attribute_pairs
 from hlo_layout.syntax.shape import Shape
@@ -263,11 +270,13 @@ class BackendVote:
     strongest answer over the computations is the whole module's), then the file's name and
     what lies beside it (`resolve_backend`, the one rule both paths use)."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: str | Path | None = None) -> None:
         self.found: tuple[Backend, str] = (CPU, "default (no GPU or TPU marks)")
+        #: The file's name decides first (`resolve_backend`): then the text is not read.
+        self.named = backend_by_name(path) is not None
 
     def add(self, computation: Computation) -> None:
-        if self.found[0] is TPU:
+        if self.named or self.found[0] is TPU:
             return
         found = backend_in_text(Module(None, (computation,)))
         if _RANK[found[0].name] > _RANK[self.found[0].name]:

@@ -147,12 +147,12 @@ def stream_inspect_json(
                     modules[-1].finish(
                         skeletons, file, assignment if assignment_for_all else None, top
                     )
-                modules.append(_Module(item.name, item.attributes))
+                modules.append(_Module(item.name, item.attributes, backend=BackendVote(file)))
                 continue
             if not isinstance(item, Computation):
                 continue  # stack-frame sections are not in the JSON
             if not modules:
-                modules.append(_Module(None, ()))
+                modules.append(_Module(None, (), backend=BackendVote(file)))
             _add(modules[-1], item, spool, skeletons, text)
             del item
         if not modules:

@@ -110,10 +110,12 @@ def render_memory(
             parts.append(Text(""))
         head = Text()
         head.append(f"{ma.module or '(unnamed module)'}", style="bold")
-        head.append(f"  {ma.file or ''}  backend {ma.backend}", style="dim")
+        head.append(f"  backend {ma.backend}", style="dim")
         if not ma.scheduled:
             head.append("  (not scheduled: estimate)", style="yellow")
         parts.append(head)
+        if ma.file:  # its own line: a long path would push the backend onto a line of its own
+            parts.append(Text(ma.file, style="dim"))
         tpu = ma.backend == "tpu"
         peak = Text()
         peak.append("peak ", style="bold")

@@ -533,7 +533,13 @@ class BufferAssigner:
             result = choose_best_fit(events, align)
             peak, _ = peak_of_trace(events)
             if color in self.backend.msa_spaces:
-                peak = msa_trace_peak(events, alias.buffer_of, self._computation_of)
+                peak = msa_trace_peak(
+                    events,
+                    alias.buffer_of,
+                    self._computation_of,
+                    ranges,
+                    lr.unchained_end,
+                )
             self.heaps[color] = SpaceHeap(color, result, events, peak)
             a = Allocation(len(self.allocations), result.heap_size, color, "temp")
             self.allocations.append(a)

@@ -141,12 +141,12 @@ def msa_trace_peak(
     pallas_call output aliasing its input, a loop body's new carry beside the old) each hold
     their own memory, while a value joining live aliases from *another* computation (a callee's
     parameter or root, a while's or conditional's result) shares theirs. Memory is released
-    when the last value sharing it is freed, and a value is freed at its own last use
-    (`unchained_end`), not where HloLiveRange::NormalizeAliasedBuffers ends it at the next value
-    of its buffer: a while body's carries stay held across a conditional whose branch writes
-    their successors (tpu-gen2 while_cond_live: 2 x (a + b), not a + b). It makes 85 of the 86
-    TPU programs in the tests exact (the replay: 45; tpu-alias and tpu-gen2 hold the ones that
-    tell them apart).
+    when the last value sharing it is freed, and a value is held until its own last use
+    (`unchained_end`) even where HloLiveRange::NormalizeAliasedBuffers ends it earlier, at the
+    next value of its buffer: a while body's carries stay held across a conditional whose branch
+    writes their successors (tpu-gen2 while_cond_live: 2 x (a + b), not a + b). It makes 75 of
+    the 78 TPU programs in the tests exact (the replay: 51; chained ends: 65; tpu-alias and
+    tpu-gen2 hold the ones that tell them apart).
     """
     # Replay order: a free moves to the end of the step of its unchained end when that is later.
     step = 0

@@ -530,7 +530,7 @@ class BufferAssigner:
             align = (
                 self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
             )
-            result = choose_best_fit(events, align)
+            result = choose_best_fit(events, align, color == 0 and self.backend.heap_temporal_only)
             peak, _ = peak_of_trace(events)
             if color in self.backend.msa_spaces:
                 peak = msa_trace_peak(

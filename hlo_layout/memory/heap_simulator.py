@@ -295,11 +295,15 @@ def best_fit_both(events: Events, alignment: int) -> tuple[HeapResult, HeapResul
     return packer.pack(alignment, False), packer.pack(alignment, True)
 
 
-def choose_best_fit(events: Events, alignment: int) -> HeapResult:
+def choose_best_fit(events: Events, alignment: int, temporal_only: bool = False) -> HeapResult:
     """ChooseBestHeapAlgorithm over the spatial and temporal packings: the smaller heap, spatial
     on ties. The temporal packing is skipped when the spatial one already reaches a lower bound
-    no packing can beat (_Packer.lower_bound): it could then only tie, and ties go to spatial."""
+    no packing can beat (_Packer.lower_bound): it could then only tie, and ties go to spatial.
+    `temporal_only`: GlobalDecreasingSizeBestFitHeap's kTemporal order alone
+    (Backend.heap_temporal_only)."""
     packer = _Packer(_intervals(events))
+    if temporal_only:
+        return packer.pack(alignment, True)
     spatial = packer.pack(alignment, False)
     if spatial.heap_size <= packer.lower_bound(alignment):
         return spatial

@@ -257,6 +257,114 @@ def cond_dus_in_while():
     return f, [S((256, 1024), f32), S((8, 1024), f32), S((), i32)]
 
 
+@job
+def sort_in_scan():
+    def f(x, xs):
+        def step(c, y):
+            c = jnp.sort(c + y, axis=-1)
+            return c, c[:, :4]
+
+        return lax.scan(step, x, xs)
+
+    return f, [S((64, 1024), f32), S((4, 64, 1024), f32)]
+
+
+@job
+def hbm_scan_ys():
+    def f(h, xs, w):
+        def step(h, x):
+            h = jnp.tanh(h @ w + x)
+            return h, h * 2.0
+
+        return lax.scan(step, h, xs)
+
+    return f, [S((1024, 1024), bf), S((8, 1024, 1024), bf), S((1024, 1024), bf)]
+
+
+@job
+def conv_grad():
+    def f(x, w):
+        def loss(w):
+            y = lax.conv_general_dilated(
+                x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+            )
+            return jnp.sum(jax.nn.relu(y).astype(f32) ** 2)
+
+        return jax.grad(loss)(w)
+
+    return f, [S((16, 32, 32, 64), bf), S((3, 3, 64, 128), bf)]
+
+
+@job
+def gather_scatter_loop():
+    def f(table, idx, upd):
+        def body(i, t):
+            rows = t[idx + i]
+            return t.at[idx * 2 % 1024].add(rows * 0.5 + upd)
+
+        return lax.fori_loop(0, 3, body, table)
+
+    return f, [S((1024, 256), f32), S((128,), i32), S((128, 256), f32)]
+
+
+@job
+def rng_dropout_step():
+    def f(key, w, x):
+        def loss(w):
+            h = x @ w
+            keep = jax.random.bernoulli(key, 0.9, h.shape)
+            return jnp.mean(jnp.where(keep, h / 0.9, 0.0).astype(f32) ** 2)
+
+        return w - 0.1 * jax.grad(loss)(w)
+
+    return f, [S((2,), jnp.uint32), S((1024, 1024), bf), S((512, 1024), bf)]
+
+
+@job
+def big_transformer_layer():
+    D, T, H, B = 1024, 512, 8, 4
+
+    def f(wq, wk, wv, wo, x):
+        def loss(ws):
+            wq, wk, wv, wo = ws
+            q = (x @ wq).reshape(B, T, H, D // H)
+            k = (x @ wk).reshape(B, T, H, D // H)
+            v = (x @ wv).reshape(B, T, H, D // H)
+            s = jnp.einsum("bthd,bshd->bhts", q, k).astype(f32) / 8.0
+            p = jax.nn.softmax(s, -1).astype(bf)
+            o = jnp.einsum("bhts,bshd->bthd", p, v).reshape(B, T, D)
+            return jnp.mean((x + o @ wo).astype(f32) ** 2)
+
+        return jax.grad(loss)((wq, wk, wv, wo))
+
+    return f, [S((D, D), bf)] * 4 + [S((B, T, D), bf)]
+
+
+@job
+def hbm_scan_ys_big():
+    def f(h, xs, w):
+        def step(h, x):
+            h = jnp.tanh(h @ w + x)
+            return h, h * 2.0
+
+        return lax.scan(step, h, xs)
+
+    return f, [S((4096, 4096), bf), S((4, 4096, 4096), bf), S((4096, 4096), bf)]
+
+
+@job
+def hbm_loop_scalars():
+    def f(a, b, n):
+        def body(c):
+            i, a, b, s = c
+            a = jnp.sin(a) * 0.5 + b[:4096] * s
+            return i + 1, a, b, s + a[0, 0]
+
+        return lax.while_loop(lambda c: c[0] < n, body, (0, a, b, 0.0))
+
+    return f, [S((4096, 4096), f32), S((8192, 4096), f32), S((), i32)]
+
+
 stats = {}
 mesh = Mesh(devs[:1], ("x",))
 for name, mk in jobs.items():

@@ -530,10 +530,16 @@ class BufferAssigner:
             align = (
                 self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
             )
-            result = choose_best_fit(events, align)
+            result = choose_best_fit(events, align, color == 0 and self.backend.heap_temporal_only)
             peak, _ = peak_of_trace(events)
             if color in self.backend.msa_spaces:
-                peak = msa_trace_peak(events, alias.buffer_of, self._computation_of)
+                peak = msa_trace_peak(
+                    events,
+                    alias.buffer_of,
+                    self._computation_of,
+                    ranges,
+                    lr.unchained_end,
+                )
             self.heaps[color] = SpaceHeap(color, result, events, peak)
             a = Allocation(len(self.allocations), result.heap_size, color, "temp")
             self.allocations.append(a)

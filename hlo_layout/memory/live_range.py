@@ -39,6 +39,8 @@ class LiveRange:
         self.end_time = len(self.sequence)
         self.ranges: dict[int, TimeBound] = {}
         self._start_end()
+        #: Each value's end before NormalizeAliasedBuffers chained the values of one buffer.
+        self.unchained_end = {v: r.end for v, r in self.ranges.items()}
         self._normalize()
 
     def _flatten(self, c: Computation, async_start: Instruction | None) -> None:

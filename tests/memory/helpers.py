@@ -13,6 +13,8 @@ REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
 CORPUS = DATA / "corpus"
 GENERATED = DATA / "memory" / "cpu-gen"
+#: Every folder of generated CPU dumps with XLA's files and jax's figures (READMEs there).
+CPU_GENERATED = (GENERATED, DATA / "memory" / "cpu-gen2")
 _RANGE = re.compile(r"^\s+(\S+\{[\d,]*\}):(\d+)-(\d+)$")
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from tests.memory.helpers import (
     CORPUS,
+    CPU_GENERATED,
     GENERATED,
     analyze,
     compiler_temps,
@@ -25,20 +26,25 @@ from tests.memory.helpers import (
 
 TPU_SORTS = GENERATED.parent / "tpu-sort"
 TPU_GENERATIONS = GENERATED.parent / "tpu-gen"
+TPU_GENERATIONS_2 = GENERATED.parent / "tpu-gen2"
 
 
 LIVE_RANGE_FILES = sorted(
-    [*(CORPUS / "jax-cpu").glob("*-live-range.txt"), *GENERATED.glob("*-live-range.txt")]
+    [
+        *(CORPUS / "jax-cpu").glob("*-live-range.txt"),
+        *(p for folder in CPU_GENERATED for p in folder.glob("*-live-range.txt")),
+    ]
 )
 ASSIGNMENT_FILES = sorted(
     p
     for folder in ("jax-cpu", "jax-cpu-spmd", "jax-gpu-h100")
     for p in (CORPUS / folder).glob("*after_optimizations-buffer-assignment.txt")
-) + sorted(GENERATED.glob("*-buffer-assignment.txt"))
+) + sorted(p for folder in CPU_GENERATED for p in folder.glob("*-buffer-assignment.txt"))
 
 
 def _id(p: Path) -> str:
-    return p.name.split("_after_optimizations")[0].replace(".cpu", "").replace(".sm_9.0a_gpu", "")
+    name = p.name.split("_after_optimizations")[0].replace(".cpu", "").replace(".sm_9.0a_gpu", "")
+    return f"{p.parent.name}/{name}" if p.parent.name.startswith("cpu-gen") else name
 
 
 def test_oracles_present() -> None:
@@ -64,21 +70,28 @@ def test_temp_allocation_equals_compiler(oracle: Path) -> None:
     assert ours == compiler_temps(oracle)
 
 
-GENERATED_JAX = json.loads((GENERATED / "memory_analysis.json").read_text())
+GENERATED_JAX = [
+    (folder, program, figures)
+    for folder in CPU_GENERATED
+    for program, figures in sorted(
+        json.loads((folder / "memory_analysis.json").read_text()).items()
+    )
+]
 
 
-@pytest.mark.parametrize("program", sorted(GENERATED_JAX))
-def test_cpu_static_equals_jax_peak(program: str) -> None:
-    (dump,) = GENERATED.glob(f"module_*.jit_{program}.cpu_after_optimizations.txt")
+@pytest.mark.parametrize(
+    "folder,program,jax", GENERATED_JAX, ids=[f"{f.name}/{p}" for f, p, _ in GENERATED_JAX]
+)
+def test_cpu_static_equals_jax_peak(folder: Path, program: str, jax: dict) -> None:
+    (dump,) = folder.glob(f"module_*.jit_{program}.cpu_after_optimizations.txt")
     ma = analyze(dump)
-    jax = GENERATED_JAX[program]
     assert ma.static_bytes == jax["peak_memory_in_bytes"]
     assert ma.spaces[0].temp_allocation_bytes == jax["temp_size_in_bytes"]
     assert any("static part only" in n for n in ma.notes)
 
 
-#: The corpus' TPU programs (v5e, v4), ours with sorts (v5e), on v5p and v6e, and with aliasing
-#: buffers (v5e; READMEs there).
+#: The corpus' TPU programs (v5e, v4), ours with sorts (v5e), on v5p and v6e, with aliasing
+#: buffers (v5e), and with loops around conditionals (v5e, v6e, v5p; READMEs there).
 TPU_FOLDERS = (
     CORPUS / "libtpu-v5e",
     CORPUS / "libtpu-v4",
@@ -86,10 +99,28 @@ TPU_FOLDERS = (
     TPU_GENERATIONS / "v5p",
     TPU_GENERATIONS / "v6e",
     GENERATED.parent / "tpu-alias",
+    TPU_GENERATIONS_2 / "v5e",
+    TPU_GENERATIONS_2 / "v6e",
+    TPU_GENERATIONS_2 / "v5p",
 )
 #: jax's figure differs from ours here, by its VMEM (placed by libtpu's closed memory-space
-#: assignment, labelled an estimate): v5p places scan_rnn's carries differently (0.985).
-TPU_NOT_EXACT = {("v5p", "scan_rnn")}
+#: assignment, labelled an estimate): v5p places scan_rnn's carries differently (0.985);
+#: libtpu holds one more 64 KiB carry in while_two_conds (0.992) and lets a conditional's slice
+#: take its operand's VMEM across the branch in scan_cond_ys (1.003).
+TPU_NOT_EXACT = {
+    ("tpu-gen/v5p", "scan_rnn"),
+    ("tpu-gen2/v5e", "while_two_conds"),
+    ("tpu-gen2/v5e", "scan_cond_ys"),
+}
+
+
+def _tpu_folder(folder: Path) -> str:
+    """A TPU folder's name in test ids: its generation under tpu-gen*, else its own name."""
+    if folder.parent.name.startswith("tpu-gen"):
+        return f"{folder.parent.name}/{folder.name}"
+    return folder.name
+
+
 TPU_PROGRAMS = [
     (folder, name, figures)
     for folder in TPU_FOLDERS
@@ -100,14 +131,14 @@ TPU_PROGRAMS = [
 
 
 @pytest.mark.parametrize(
-    "folder,name,figures", TPU_PROGRAMS, ids=[f"{f.name}-{n}" for f, n, _ in TPU_PROGRAMS]
+    "folder,name,figures", TPU_PROGRAMS, ids=[f"{_tpu_folder(f)}-{n}" for f, n, _ in TPU_PROGRAMS]
 )
 def test_tpu_peak(folder: Path, name: str, figures: dict) -> None:
     ma = analyze(folder / name / f"{name}.after_optimizations.txt")
     want = figures["peak_memory_in_bytes"]
     assert ma.backend == "tpu"
     assert abs(ma.peak_bytes / want - 1) <= 0.02  # issue 12's bound, for every program
-    if (folder.name, name) in TPU_NOT_EXACT:
+    if (_tpu_folder(folder), name) in TPU_NOT_EXACT:
         estimated = [s for s in ma.spaces if s.estimate]
         assert estimated and any("estimate" in n for n in ma.notes)
     else:
@@ -133,7 +164,7 @@ def test_tpu_vmem_from_compiler_file(folder: str) -> None:
 @pytest.mark.parametrize(
     "folder,name",
     [(f, n) for f, n, _ in TPU_PROGRAMS],
-    ids=[f"{f.name}-{n}" for f, n, _ in TPU_PROGRAMS],
+    ids=[f"{_tpu_folder(f)}-{n}" for f, n, _ in TPU_PROGRAMS],
 )
 def test_tpu_temps_equal_the_compilers(folder: Path, name: str) -> None:
     """Every memory space we do not label an estimate has the compiler's temp allocation size,
@@ -153,6 +184,9 @@ def test_tpu_temps_equal_the_compilers(folder: Path, name: str) -> None:
         (TPU_SORTS, "v4/v5e"),
         (TPU_GENERATIONS / "v5p", "v5p"),
         (TPU_GENERATIONS / "v6e", "v6e"),
+        (TPU_GENERATIONS_2 / "v5e", "v4/v5e"),
+        (TPU_GENERATIONS_2 / "v6e", "v6e"),
+        (TPU_GENERATIONS_2 / "v5p", "v5p"),
         (CORPUS / "libtpu-v5e", "v4/v5e"),  # no target_arguments.txt: assumed, and said so
     ],
 )

@@ -2,7 +2,9 @@
 
 The parser is built once per process, from a pickled cache when one can be written. The
 transformer is the only place Lark objects are seen: no `lark.Tree` or `lark.Token` leaves this
-module, and a rule without a callback fails loudly instead of silently rebuilding a Tree.
+module, and a rule without a callback fails loudly instead of silently rebuilding a Tree. Its
+callbacks run as the LALR parse reduces each rule (`parse_transformed`): no Tree is built, which
+halves the grammar tier's time.
 
 NOTE: [inline instructions and computations] XLA's parser reads an operand written as an
 instruction (`add(f32[] parameter(0), f32[] constant(1))`) by creating that instruction first,
@@ -24,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -117,10 +120,10 @@ class _InlineComputation:
         self.span = span
 
 
-_MISSING: Any = object()
 #: How a callback takes its node (`_callback`): children inlined, `(meta, children)`, or the
-#: children list (a plain method, as in a subclass that `v_args` did not decorate).
-_INLINE, _META, _LIST = 0, 1, 2
+#: children list (a plain method, as in a subclass that `v_args` did not decorate); a rule with
+#: no callback goes to `__default__`, and an inlined `_rule` hands its children to its parent.
+_INLINE, _META, _LIST, _DEFAULT, _INLINED = 0, 1, 2, 3, 4
 
 
 def _callback(cls: type, name: str) -> tuple[Any, int] | None:
@@ -145,6 +148,263 @@ def _callback(cls: type, name: str) -> tuple[Any, int] | None:
     raise TypeError(f"transformer callback {name!r} is not a function")
 
 
+class _Meta:
+    """What a `meta=True` callback reads of Lark's `Meta`: where its rule's text starts and ends
+    (`empty` when it holds no token), as Lark's `PropagatePositions` computes it."""
+
+    __slots__ = ("empty", "end_pos", "start_pos")
+
+    def __init__(self, start_pos: int | None, end_pos: int | None) -> None:
+        self.start_pos = start_pos
+        self.end_pos = end_pos
+        self.empty = start_pos is None
+
+
+def _reduction(cls: type, rule: Any) -> tuple:
+    """What reducing `rule` does: Lark's `ParseTreeBuilder` wrapper chain (child filter, `?rule`
+    single-child expansion) ending in `cls`'s callback instead of a Tree.
+
+    `(size, origin, kept, expanding, expand1, style, function, name, passthrough)`: `kept` the
+    indices of the children passed on (`(index, inlined)` pairs when an inlined `_rule`'s children
+    are spliced in), or None when all are; `passthrough` when the rule is one symbol that stands
+    for itself (`?value: value_primary`): its value, span and depth are its child's."""
+    options = rule.options
+    kept = [
+        (i, not sym.is_term and sym.name.startswith("_"))
+        for i, sym in enumerate(rule.expansion)
+        if options.keep_all_tokens or not (sym.is_term and sym.filter_out)
+    ]
+    expanding = any(inlined for _, inlined in kept)
+    indices: Any = None
+    if expanding:
+        indices = tuple(kept)
+    elif len(kept) < len(rule.expansion):
+        indices = tuple(i for i, _ in kept)
+    name = rule.alias or options.template_source or rule.origin.name
+    expand1 = bool(options.expand1) and not rule.alias
+    if name.startswith("_"):
+        if expand1:
+            raise TypeError(f"inlined rule {name!r} cannot also be a ?rule")
+        style, function = _INLINED, None
+    else:
+        found = _callback(cls, name)
+        style, function = found[::-1] if found is not None else (_DEFAULT, None)
+    size = len(rule.expansion)
+    passthrough = expand1 and size == 1 and kept == [(0, False)]
+    origin = rule.origin.name
+    return (size, origin, indices, expanding, expand1, style, function, name, passthrough)
+
+
+#: An action of `_actions`: shift to the state its argument names, or reduce by a rule.
+_SHIFT, _REDUCE = 0, 1
+
+
+def _actions(cls: type) -> dict[Any, dict[str, tuple[int, Any]]]:
+    """Lark's LALR table (state → terminal or rule name → action) with each reduction's rule
+    replaced by what reducing it does for `cls` (`_reduction`), built once per class: a
+    subclass overrides callbacks."""
+    table = cls.__dict__.get("_lalr_actions")
+    if table is None:
+        from lark.parsers.lalr_analysis import Shift
+
+        parse_table = lark_parser().parser.parser.parser.parse_table
+        reductions: dict[Any, tuple] = {}
+        table = {}
+        for state, actions in parse_table.states.items():
+            row = {}
+            for symbol, (action, arg) in actions.items():
+                if action is Shift:
+                    row[symbol] = (_SHIFT, arg)
+                else:
+                    if arg not in reductions:
+                        reductions[arg] = _reduction(cls, arg)
+                    row[symbol] = (_REDUCE, reductions[arg])
+            table[state] = row
+        cls._lalr_actions = table  # type: ignore[attr-defined]
+    return table  # type: ignore[no-any-return]
+
+
+def _lex(lexer: Any, text: str, parser_state: Any) -> Any:
+    """The tokens of `text` and then `$END`, as Lark's `ContextualLexer` gives them to
+    `_Parser.parse_from_state`, with the lexer's loop (`BasicLexer.next_token`) inlined: each
+    token is matched by the scanner of the parser's current state, keyword terminals are told
+    apart by the lexer's callbacks, ignored terminals are skipped. Tokens carry positions, not
+    lines and columns (nothing reads them). Where no terminal matches, Lark's own lexer takes
+    over at that position, so that it raises the error it raises (`UnexpectedToken` when a
+    terminal of another state matches)."""
+    from lark.lexer import LexerState, LineCounter, TextSlice, Token
+
+    size = len(text)
+    pos = 0
+    last = None
+    lexers = lexer.lexers
+    stack = parser_state.state_stack
+    scanners: dict[int, tuple] = {}
+    new = Token._future_new  # Token(...) without its check for a deprecated keyword
+    while pos < size:
+        state = stack[-1]
+        scanner = scanners.get(state)
+        if scanner is None:
+            basic = lexers[state]
+            mres = tuple(basic.scanner._mres)  # builds the scanner and `callback`
+            scanner = scanners[state] = (mres, basic.ignore_types, basic.callback)
+        mres, ignore_types, callbacks = scanner
+        for mre in mres:
+            m = mre.match(text, pos)
+            if m:
+                break
+        else:
+            line_ctr = LineCounter("\n")
+            line_ctr.feed(text[:pos])
+            lexer_state = LexerState(TextSlice(text, 0, size), line_ctr, last)
+            for last in lexer.lex(lexer_state, parser_state):
+                yield last
+            break
+        type_ = m.lastgroup
+        end = m.end()
+        if type_ not in ignore_types:
+            token = new(type_, m.group(0), pos, None, None, None, None, end)
+            if type_ in callbacks:
+                token = callbacks[type_](token)
+            last = token
+            yield token
+        pos = end
+    yield Token.new_borrow_pos("$END", "", last) if last else Token("$END", "", 0, 1, 1)
+
+
+def parse_transformed(text: str, start: str, transformer: HloTransformer | None) -> Any:
+    """`transformer.transform(lark_parser().parse(text, start=start))` without the Tree: the
+    LALR parse (Lark's `ParserState.feed_token` loop, over `_lex`'s tokens) calls each rule's
+    callback as it reduces the rule, with `meta` as Lark's `propagate_positions` computes it.
+    With no transformer, only check the syntax (returns None).
+
+    Lark's errors are raised as Lark raises them: `UnexpectedInput` for a syntax error, a
+    callback's exception wrapped in `VisitError`. That one is kept and raised after the parse,
+    so that a syntax error later in the text wins, as when the whole tree was parsed before it
+    was transformed (callbacks run in the order transform visited the nodes: children first,
+    left to right). Lark's recursive transform ran out of Python's stack on a Tree deeper than
+    about half the recursion limit (two frames a level), which `lark_parse` reports as input
+    nested too deeply: a deeper Tree fails so here too (a RecursionError, kept likewise)."""
+    from lark.exceptions import GrammarError, UnexpectedToken, VisitError
+    from lark.parsers.lalr_parser_state import ParseConf, ParserState
+
+    frontend = lark_parser().parser
+    parse_table = frontend.parser.parser.parse_table
+    conf = ParseConf(parse_table, {}, frontend._verify_start(start))
+    lark_states = parse_table.states
+    end_state = conf.end_state
+    table = _actions(HloTransformer if transformer is None else type(transformer))
+    building = transformer is not None
+    max_depth = sys.getrecursionlimit() // 2 - 10
+    failed: Exception | None = None
+
+    # The stacks of Lark's ParserState, and beside the values where each value's text starts
+    # and ends (None when it holds no token) and the depth of the Tree Lark would have built.
+    state_stack = [conf.start_state]
+    values: list[Any] = []
+    starts: list[int | None] = []
+    ends: list[int | None] = []
+    depths: list[int] = []
+    parser_state = ParserState(conf, None, state_stack, values)  # type: ignore[arg-type]  # for Lark's lexer
+
+    for token in _lex(frontend.lexer, text, parser_state):
+        type_ = token.type
+        while True:
+            state = state_stack[-1]
+            entry = table[state].get(type_)
+            if entry is None:
+                expected = {s for s in lark_states[state] if s.isupper()}
+                raise UnexpectedToken(token, expected, state=parser_state, interactive_parser=None)
+            kind, arg = entry
+            if kind == _SHIFT:
+                state_stack.append(arg)
+                values.append(token)
+                starts.append(token.start_pos)
+                ends.append(token.end_pos)
+                depths.append(0)
+                break
+
+            size, origin, indices, expanding, expand1, style, function, name, passthrough = arg
+            if passthrough:
+                state_stack.pop()
+                state_stack.append(table[state_stack[-1]][origin][1])
+                if type_ == "$END" and state_stack[-1] == end_state:
+                    break
+                continue
+            start_pos = end_pos = None
+            depth = 0
+            if size:
+                children = values[-size:]
+                for start_pos in starts[-size:]:
+                    if start_pos is not None:
+                        break
+                if start_pos is not None:
+                    for end_pos in reversed(ends[-size:]):
+                        if end_pos is not None:
+                            break
+                depth = max(depths[-size:])
+                del state_stack[-size:]
+                del values[-size:]
+                del starts[-size:]
+                del ends[-size:]
+                del depths[-size:]
+            else:
+                children = []
+
+            value = None
+            if building:
+                if indices is not None:
+                    if expanding:
+                        kept: list = []
+                        for i, inlined in indices:
+                            if not inlined:
+                                kept.append(children[i])
+                            elif kept:
+                                kept += children[i]
+                            else:  # take the list over, as Lark does (left recursion)
+                                kept = children[i]
+                        children = kept
+                    else:
+                        children = [children[i] for i in indices]
+                if style == _INLINED:
+                    value = children
+                elif expand1 and len(children) == 1:
+                    value = children[0]
+                else:
+                    depth += 1
+                    try:
+                        if depth > max_depth:
+                            raise RecursionError("maximum recursion depth exceeded")
+                        if style == _INLINE:
+                            value = function(transformer, *children)
+                        elif style == _META:
+                            value = function(transformer, _Meta(start_pos, end_pos), children)
+                        elif style == _LIST:
+                            value = function(transformer, children)
+                        else:
+                            meta = _Meta(start_pos, end_pos)
+                            value = transformer.__default__(name, children, meta)  # type: ignore[union-attr]
+                    except GrammarError:
+                        raise
+                    except RecursionError as e:
+                        failed = e
+                        building = False  # only the syntax from here
+                    except Exception as e:  # as Lark's Transformer wraps it
+                        failed = VisitError(name, children, e)
+                        building = False
+
+            state_stack.append(table[state_stack[-1]][origin][1])
+            values.append(value)
+            starts.append(start_pos)
+            ends.append(end_pos)
+            depths.append(depth)
+            if type_ == "$END" and state_stack[-1] == end_state:
+                break
+    if failed is not None:
+        raise failed
+    return values[-1]
+
+
 @v_args(inline=True)
 class HloTransformer(Transformer):
     """Lark tree → hlo_layout.syntax tree. `source` gives spans and raw value text."""
@@ -161,35 +421,6 @@ class HloTransformer(Transformer):
 
     def __default__(self, data, children, meta):  # type: ignore[no-untyped-def]
         raise NotImplementedError(f"grammar rule {data!r} has no transformer callback")
-
-    def _call_userfunc(self, tree: Any, new_children: Any = None) -> Any:
-        """Lark's callback call, without its per-node `getattr` and wrapper (`_callback`);
-        errors are wrapped in `VisitError` as Lark wraps them."""
-        from lark.exceptions import GrammarError, VisitError
-
-        cls = type(self)
-        table = cls.__dict__.get("_callbacks")  # per class: a subclass overrides callbacks
-        if table is None:
-            table = {}
-            cls._callbacks = table  # type: ignore[attr-defined]
-        data = tree.data
-        found = table.get(data, _MISSING)
-        if found is _MISSING:
-            found = table[data] = _callback(cls, data)
-        children = new_children if new_children is not None else tree.children
-        if found is None:
-            return self.__default__(data, children, tree.meta)
-        function, style = found
-        try:
-            if style == _INLINE:
-                return function(self, *children)
-            if style == _META:
-                return function(self, tree.meta, children)
-            return function(self, children)
-        except GrammarError:
-            raise
-        except Exception as e:
-            raise VisitError(data, tree, e) from e
 
     def _span(self, meta: Any) -> Span | None:
         if getattr(meta, "empty", True):
@@ -346,12 +577,11 @@ class HloTransformer(Transformer):
 
         from hlo_layout.syntax.fragments import convert_lark_error
 
+        sub = HloTransformer(self.source, self.offset + start, body)
         try:
-            tree = lark_parser().parse(body, start="inline_computation")
+            instructions = parse_transformed(body, "inline_computation", sub)
         except UnexpectedInput as e:
             raise convert_lark_error(e, self.source, self.offset + start) from None
-        sub = HloTransformer(self.source, self.offset + start, body)
-        instructions = sub.transform(tree)
         self.needs_finish = True
         return _InlineComputation(key, instructions, span)
 

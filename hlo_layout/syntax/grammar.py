@@ -195,8 +195,10 @@ def _reduction(cls: type, rule: Any) -> tuple:
     return (size, origin, indices, expanding, expand1, style, function, name, passthrough)
 
 
-#: An action of `_actions`: shift to the state its argument names, or reduce by a rule.
-_SHIFT, _REDUCE = 0, 1
+#: An action of `_actions`: shift to the state its argument names, reduce by a rule, or reduce
+#: by a rule whose one child stands for it (`_reduction`'s passthrough; the argument names the
+#: rule's origin).
+_SHIFT, _REDUCE, _PASS = 0, 1, 2
 
 
 def _actions(cls: type) -> dict[Any, dict[str, tuple[int, Any]]]:
@@ -218,25 +220,41 @@ def _actions(cls: type) -> dict[Any, dict[str, tuple[int, Any]]]:
                 else:
                     if arg not in reductions:
                         reductions[arg] = _reduction(cls, arg)
-                    row[symbol] = (_REDUCE, reductions[arg])
+                    reduction = reductions[arg]
+                    row[symbol] = (_PASS, reduction[1]) if reduction[-1] else (_REDUCE, reduction)
             table[state] = row
         cls._lalr_actions = table  # type: ignore[attr-defined]
     return table  # type: ignore[no-any-return]
 
 
-def _lex(lexer: Any, text: str, parser_state: Any) -> Any:
-    """The tokens of `text` and then `$END`, as Lark's `ContextualLexer` gives them to
-    `_Parser.parse_from_state`, with the lexer's loop (`BasicLexer.next_token`) inlined: each
-    token is matched by the scanner of the parser's current state, keyword terminals are told
-    apart by the lexer's callbacks, ignored terminals are skipped. Tokens carry positions, not
-    lines and columns (nothing reads them). Where no terminal matches, Lark's own lexer takes
-    over at that position, so that it raises the error it raises (`UnexpectedToken` when a
-    terminal of another state matches)."""
+@functools.cache
+def _kept_terminals() -> frozenset[str]:
+    """The terminals some rule passes on to its callback (the others, punctuation, only mark
+    where a rule's text starts and ends)."""
+    from lark.grammar import Terminal
+
+    return frozenset(
+        sym.name
+        for rule in lark_parser().rules
+        for sym in rule.expansion
+        if isinstance(sym, Terminal) and (rule.options.keep_all_tokens or not sym.filter_out)
+    )
+
+
+def _lex(lexer: Any, text: str, parser_state: Any, kept: frozenset[str]) -> Any:
+    """`(type, token, start, end)` for each token of `text` and then `$END`, as Lark's
+    `ContextualLexer` gives them to `_Parser.parse_from_state`, with the lexer's loop
+    (`BasicLexer.next_token`) inlined: each token is matched by the scanner of the parser's
+    current state, keyword terminals are told apart by the lexer's callbacks, ignored terminals
+    are skipped. `token` is a Lark Token for the `kept` terminals and None for the others;
+    Tokens carry positions, not lines and columns (nothing reads them). Where no terminal
+    matches, Lark's own lexer takes over at that position, so that it raises the error it raises
+    (`UnexpectedToken` when a terminal of another state matches)."""
     from lark.lexer import LexerState, LineCounter, TextSlice, Token
 
     size = len(text)
     pos = 0
-    last = None
+    last: tuple = ()
     lexers = lexer.lexers
     stack = parser_state.state_stack
     scanners: dict[int, tuple] = {}
@@ -256,20 +274,37 @@ def _lex(lexer: Any, text: str, parser_state: Any) -> Any:
         else:
             line_ctr = LineCounter("\n")
             line_ctr.feed(text[:pos])
-            lexer_state = LexerState(TextSlice(text, 0, size), line_ctr, last)
-            for last in lexer.lex(lexer_state, parser_state):
+            previous = _token(text, *last) if last else None
+            lexer_state = LexerState(TextSlice(text, 0, size), line_ctr, previous)
+            for token in lexer.lex(lexer_state, parser_state):
+                last = (token.type, token, token.start_pos, token.end_pos)
                 yield last
             break
         type_ = m.lastgroup
         end = m.end()
         if type_ not in ignore_types:
-            token = new(type_, m.group(0), pos, None, None, None, None, end)
             if type_ in callbacks:
-                token = callbacks[type_](token)
-            last = token
-            yield token
+                token = callbacks[type_](new(type_, m.group(0), pos, None, None, None, None, end))
+                last = (token.type, token, pos, end)
+            elif type_ in kept:
+                last = (type_, new(type_, m.group(0), pos, None, None, None, None, end), pos, end)
+            else:
+                last = (type_, None, pos, end)
+            yield last
         pos = end
-    yield Token.new_borrow_pos("$END", "", last) if last else Token("$END", "", 0, 1, 1)
+    if last:
+        yield ("$END", Token.new_borrow_pos("$END", "", _token(text, *last)), last[2], last[3])
+    else:
+        yield ("$END", Token("$END", "", 0, 1, 1), 0, None)
+
+
+def _token(text: str, type_: str, token: Any, start: int, end: int) -> Any:
+    """The Lark Token `_lex` gave, or made now for a terminal it gave without one."""
+    from lark.lexer import Token
+
+    if token is None:
+        token = Token(type_, text[start:end], start, None, None, None, None, end)
+    return token
 
 
 def parse_transformed(text: str, start: str, transformer: HloTransformer | None) -> Any:
@@ -307,30 +342,32 @@ def parse_transformed(text: str, start: str, transformer: HloTransformer | None)
     depths: list[int] = []
     parser_state = ParserState(conf, None, state_stack, values)  # type: ignore[arg-type]  # for Lark's lexer
 
-    for token in _lex(frontend.lexer, text, parser_state):
-        type_ = token.type
+    for type_, token, token_start, token_end in _lex(
+        frontend.lexer, text, parser_state, _kept_terminals()
+    ):
         while True:
             state = state_stack[-1]
             entry = table[state].get(type_)
             if entry is None:
                 expected = {s for s in lark_states[state] if s.isupper()}
+                token = _token(text, type_, token, token_start, token_end)
                 raise UnexpectedToken(token, expected, state=parser_state, interactive_parser=None)
             kind, arg = entry
             if kind == _SHIFT:
                 state_stack.append(arg)
                 values.append(token)
-                starts.append(token.start_pos)
-                ends.append(token.end_pos)
+                starts.append(token_start)
+                ends.append(token_end)
                 depths.append(0)
                 break
 
-            size, origin, indices, expanding, expand1, style, function, name, passthrough = arg
-            if passthrough:
+            if kind == _PASS:
                 state_stack.pop()
-                state_stack.append(table[state_stack[-1]][origin][1])
+                state_stack.append(table[state_stack[-1]][arg][1])
                 if type_ == "$END" and state_stack[-1] == end_state:
                     break
                 continue
+            size, origin, indices, expanding, expand1, style, function, name, _ = arg
             start_pos = end_pos = None
             depth = 0
             if size:

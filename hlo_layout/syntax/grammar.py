@@ -259,14 +259,16 @@ def _lex(lexer: Any, text: str, parser_state: Any, kept: frozenset[str]) -> Any:
     stack = parser_state.state_stack
     scanners: dict[int, tuple] = {}
     new = Token._future_new  # Token(...) without its check for a deprecated keyword
+    state = None
     while pos < size:
-        state = stack[-1]
-        scanner = scanners.get(state)
-        if scanner is None:
-            basic = lexers[state]
-            mres = tuple(basic.scanner._mres)  # builds the scanner and `callback`
-            scanner = scanners[state] = (mres, basic.ignore_types, basic.callback)
-        mres, ignore_types, callbacks = scanner
+        if stack[-1] != state:  # the parser moved: the next token is read with its scanner
+            state = stack[-1]
+            scanner = scanners.get(state)
+            if scanner is None:
+                basic = lexers[state]
+                mres = tuple(basic.scanner._mres)  # builds the scanner and `callback`
+                scanner = scanners[state] = (mres, basic.ignore_types, basic.callback)
+            mres, ignore_types, callbacks = scanner
         for mre in mres:
             m = mre.match(text, pos)
             if m:

@@ -84,7 +84,8 @@ def grammar_text() -> str:
 
 @functools.cache
 def lark_parser() -> Lark:
-    """The LALR parser over the whole grammar, positions kept for raw text and error spans."""
+    """The LALR parser over the whole grammar. Its tables and lexer read the text for
+    `parse_transformed`; its own `parse` (a Tree with positions) is not used."""
     text = grammar_text()
     options: dict[str, Any] = {
         "parser": "lalr",
@@ -129,9 +130,9 @@ _INLINE, _META, _LIST, _DEFAULT, _INLINED = 0, 1, 2, 3, 4
 def _callback(cls: type, name: str) -> tuple[Any, int] | None:
     """The plain function behind `cls`'s callback for rule `name` and how it is called, or None.
 
-    Lark's `Transformer._call_userfunc` looks a callback up with `getattr` on every node, and a
-    `v_args` callback's `__get__` builds a new wrapper each time (`functools.update_wrapper`): a
-    tenth of the grammar tier's time. `HloTransformer` looks each rule up once per class."""
+    Looked up once per class (`_actions`): Lark's `Transformer._call_userfunc` did it with
+    `getattr` on every node, and a `v_args` callback's `__get__` builds a new wrapper each time
+    (`functools.update_wrapper`)."""
     from lark.visitors import _vargs_inline, _vargs_meta, _VArgsWrapper
 
     member = inspect.getattr_static(cls, name, None)
@@ -446,7 +447,8 @@ def parse_transformed(text: str, start: str, transformer: HloTransformer | None)
 
 @v_args(inline=True)
 class HloTransformer(Transformer):
-    """Lark tree → hlo_layout.syntax tree. `source` gives spans and raw value text."""
+    """Lark's reductions → hlo_layout.syntax tree (`parse_transformed` calls the callbacks).
+    `source` gives spans and raw value text."""
 
     def __init__(self, source: Source, offset: int = 0, text: str | None = None) -> None:
         super().__init__(visit_tokens=False)

@@ -333,7 +333,9 @@ def parse_transformed(text: str, start: str, transformer: HloTransformer | None)
     end_state = conf.end_state
     table = _actions(HloTransformer if transformer is None else type(transformer))
     building = transformer is not None
-    max_depth = sys.getrecursionlimit() // 2 - 10
+    # Two frames a Tree level, less the frames below Lark's transform in a top-level parse: the
+    # depth at which it failed, within a level (measured on nested tuple shapes and braces).
+    max_depth = sys.getrecursionlimit() // 2 - 7
     failed: Exception | None = None
 
     # The stacks of Lark's ParserState, and beside the values where each value's text starts

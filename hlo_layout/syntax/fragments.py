@@ -152,16 +152,15 @@ def lark_parse(
     """
     from lark.exceptions import LarkError, UnexpectedInput, VisitError
 
-    from hlo_layout.syntax.grammar import HloTransformer, lark_parser
+    from hlo_layout.syntax.grammar import HloTransformer, parse_transformed
 
     if len(text) >= limits.NESTING_CHECK_MIN_CHARS:
         _check_piece_nesting(text, source, offset)
     try:
-        tree = lark_parser().parse(text, start=start)
         cls = _items_transformer() if items else HloTransformer
         transformer = cls(source, offset)
         transformer.text = text  # raw values are cut from the parsed piece, not the whole source
-        return transformer.transform(tree)
+        return parse_transformed(text, start, transformer)
     except UnexpectedInput as e:
         raise _convert(e, source, offset) from None
     except VisitError as e:
@@ -189,12 +188,12 @@ def lark_syntax_error(text: str, source: Source, offset: int) -> HloLayoutError 
     deep nesting, or text the grammar rejects), or None when the grammar accepts `text`."""
     from lark.exceptions import LarkError, UnexpectedInput
 
-    from hlo_layout.syntax.grammar import lark_parser
+    from hlo_layout.syntax.grammar import parse_transformed
 
     try:
         if len(text) >= limits.NESTING_CHECK_MIN_CHARS:
             _check_piece_nesting(text, source, offset)
-        lark_parser().parse(text, start="start")
+        parse_transformed(text, "start", None)
     except HloLayoutError as e:
         return e
     except UnexpectedInput as e:

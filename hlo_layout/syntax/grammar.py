@@ -2,7 +2,9 @@
 
 The parser is built once per process, from a pickled cache when one can be written. The
 transformer is the only place Lark objects are seen: no `lark.Tree` or `lark.Token` leaves this
-module, and a rule without a callback fails loudly instead of silently rebuilding a Tree.
+module, and a rule without a callback fails loudly instead of silently rebuilding a Tree. Its
+callbacks run as the LALR parse reduces each rule (`parse_transformed`): no Tree is built, which
+halves the grammar tier's time.
 
 NOTE: [inline instructions and computations] XLA's parser reads an operand written as an
 instruction (`add(f32[] parameter(0), f32[] constant(1))`) by creating that instruction first,
@@ -24,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -81,7 +84,8 @@ def grammar_text() -> str:
 
 @functools.cache
 def lark_parser() -> Lark:
-    """The LALR parser over the whole grammar, positions kept for raw text and error spans."""
+    """The LALR parser over the whole grammar. Its tables and lexer read the text for
+    `parse_transformed`; its own `parse` (a Tree with positions) is not used."""
     text = grammar_text()
     options: dict[str, Any] = {
         "parser": "lalr",
@@ -117,18 +121,18 @@ class _InlineComputation:
         self.span = span
 
 
-_MISSING: Any = object()
 #: How a callback takes its node (`_callback`): children inlined, `(meta, children)`, or the
-#: children list (a plain method, as in a subclass that `v_args` did not decorate).
-_INLINE, _META, _LIST = 0, 1, 2
+#: children list (a plain method, as in a subclass that `v_args` did not decorate); a rule with
+#: no callback goes to `__default__`, and an inlined `_rule` hands its children to its parent.
+_INLINE, _META, _LIST, _DEFAULT, _INLINED = 0, 1, 2, 3, 4
 
 
 def _callback(cls: type, name: str) -> tuple[Any, int] | None:
     """The plain function behind `cls`'s callback for rule `name` and how it is called, or None.
 
-    Lark's `Transformer._call_userfunc` looks a callback up with `getattr` on every node, and a
-    `v_args` callback's `__get__` builds a new wrapper each time (`functools.update_wrapper`): a
-    tenth of the grammar tier's time. `HloTransformer` looks each rule up once per class."""
+    Looked up once per class (`_actions`): Lark's `Transformer._call_userfunc` did it with
+    `getattr` on every node, and a `v_args` callback's `__get__` builds a new wrapper each time
+    (`functools.update_wrapper`)."""
     from lark.visitors import _vargs_inline, _vargs_meta, _VArgsWrapper
 
     member = inspect.getattr_static(cls, name, None)
@@ -145,9 +149,308 @@ def _callback(cls: type, name: str) -> tuple[Any, int] | None:
     raise TypeError(f"transformer callback {name!r} is not a function")
 
 
+class _Meta:
+    """What a `meta=True` callback reads of Lark's `Meta`: where its rule's text starts and ends
+    (`empty` when it holds no token), as Lark's `PropagatePositions` computes it."""
+
+    __slots__ = ("empty", "end_pos", "start_pos")
+
+    def __init__(self, start_pos: int | None, end_pos: int | None) -> None:
+        self.start_pos = start_pos
+        self.end_pos = end_pos
+        self.empty = start_pos is None
+
+
+def _reduction(cls: type, rule: Any) -> tuple:
+    """What reducing `rule` does: Lark's `ParseTreeBuilder` wrapper chain (child filter, `?rule`
+    single-child expansion) ending in `cls`'s callback instead of a Tree.
+
+    `(size, origin, kept, expanding, expand1, style, function, name, passthrough)`: `kept` the
+    indices of the children passed on (`(index, inlined)` pairs when an inlined `_rule`'s children
+    are spliced in), or None when all are; `passthrough` when the rule is one symbol that stands
+    for itself (`?value: value_primary`): its value, span and depth are its child's."""
+    options = rule.options
+    kept = [
+        (i, not sym.is_term and sym.name.startswith("_"))
+        for i, sym in enumerate(rule.expansion)
+        if options.keep_all_tokens or not (sym.is_term and sym.filter_out)
+    ]
+    expanding = any(inlined for _, inlined in kept)
+    indices: Any = None
+    if expanding:
+        indices = tuple(kept)
+    elif len(kept) < len(rule.expansion):
+        indices = tuple(i for i, _ in kept)
+    name = rule.alias or options.template_source or rule.origin.name
+    expand1 = bool(options.expand1) and not rule.alias
+    if name.startswith("_"):
+        if expand1:
+            raise TypeError(f"inlined rule {name!r} cannot also be a ?rule")
+        style, function = _INLINED, None
+    else:
+        found = _callback(cls, name)
+        style, function = found[::-1] if found is not None else (_DEFAULT, None)
+    size = len(rule.expansion)
+    passthrough = expand1 and size == 1 and kept == [(0, False)]
+    origin = rule.origin.name
+    return (size, origin, indices, expanding, expand1, style, function, name, passthrough)
+
+
+#: An action of `_actions`: shift to the state its argument names, reduce by a rule, or reduce
+#: by a rule whose one child stands for it (`_reduction`'s passthrough; the argument names the
+#: rule's origin).
+_SHIFT, _REDUCE, _PASS = 0, 1, 2
+
+
+def _actions(cls: type) -> dict[Any, dict[str, tuple[int, Any]]]:
+    """Lark's LALR table (state → terminal or rule name → action) with each reduction's rule
+    replaced by what reducing it does for `cls` (`_reduction`), built once per class: a
+    subclass overrides callbacks."""
+    table = cls.__dict__.get("_lalr_actions")
+    if table is None:
+        from lark.parsers.lalr_analysis import Shift
+
+        parse_table = lark_parser().parser.parser.parser.parse_table
+        reductions: dict[Any, tuple] = {}
+        table = {}
+        for state, actions in parse_table.states.items():
+            row = {}
+            for symbol, (action, arg) in actions.items():
+                if action is Shift:
+                    row[symbol] = (_SHIFT, arg)
+                else:
+                    if arg not in reductions:
+                        reductions[arg] = _reduction(cls, arg)
+                    reduction = reductions[arg]
+                    row[symbol] = (_PASS, reduction[1]) if reduction[-1] else (_REDUCE, reduction)
+            table[state] = row
+        cls._lalr_actions = table  # type: ignore[attr-defined]
+    return table  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _kept_terminals() -> frozenset[str]:
+    """The terminals some rule passes on to its callback (the others, punctuation, only mark
+    where a rule's text starts and ends)."""
+    from lark.grammar import Terminal
+
+    return frozenset(
+        sym.name
+        for rule in lark_parser().rules
+        for sym in rule.expansion
+        if isinstance(sym, Terminal) and (rule.options.keep_all_tokens or not sym.filter_out)
+    )
+
+
+def _lex(lexer: Any, text: str, parser_state: Any, kept: frozenset[str]) -> Any:
+    """`(type, token, start, end)` for each token of `text` and then `$END`, as Lark's
+    `ContextualLexer` gives them to `_Parser.parse_from_state`, with the lexer's loop
+    (`BasicLexer.next_token`) inlined: each token is matched by the scanner of the parser's
+    current state, keyword terminals are told apart by the lexer's callbacks, ignored terminals
+    are skipped. `token` is a Lark Token for the `kept` terminals and None for the others;
+    Tokens carry positions, not lines and columns (nothing reads them). Where no terminal
+    matches, Lark's own lexer takes over at that position, so that it raises the error it raises
+    (`UnexpectedToken` when a terminal of another state matches)."""
+    from lark.lexer import LexerState, LineCounter, TextSlice, Token
+
+    size = len(text)
+    pos = 0
+    last: tuple = ()
+    lexers = lexer.lexers
+    stack = parser_state.state_stack
+    scanners: dict[int, tuple] = {}
+    new = Token._future_new  # Token(...) without its check for a deprecated keyword
+    state = None
+    while pos < size:
+        if stack[-1] != state:  # the parser moved: the next token is read with its scanner
+            state = stack[-1]
+            scanner = scanners.get(state)
+            if scanner is None:
+                basic = lexers[state]
+                mres = tuple(basic.scanner._mres)  # builds the scanner and `callback`
+                scanner = scanners[state] = (mres, basic.ignore_types, basic.callback)
+            mres, ignore_types, callbacks = scanner
+        for mre in mres:
+            m = mre.match(text, pos)
+            if m:
+                break
+        else:
+            line_ctr = LineCounter("\n")
+            line_ctr.feed(text[:pos])
+            previous = _token(text, *last) if last else None
+            lexer_state = LexerState(TextSlice(text, 0, size), line_ctr, previous)
+            for token in lexer.lex(lexer_state, parser_state):
+                last = (token.type, token, token.start_pos, token.end_pos)
+                yield last
+            break
+        type_ = m.lastgroup
+        end = m.end()
+        if type_ not in ignore_types:
+            if type_ in callbacks:
+                token = callbacks[type_](new(type_, m.group(0), pos, None, None, None, None, end))
+                last = (token.type, token, pos, end)
+            elif type_ in kept:
+                last = (type_, new(type_, m.group(0), pos, None, None, None, None, end), pos, end)
+            else:
+                last = (type_, None, pos, end)
+            yield last
+        pos = end
+    if last:
+        yield ("$END", Token.new_borrow_pos("$END", "", _token(text, *last)), last[2], last[3])
+    else:
+        yield ("$END", Token("$END", "", 0, 1, 1), 0, None)
+
+
+def _token(text: str, type_: str, token: Any, start: int, end: int) -> Any:
+    """The Lark Token `_lex` gave, or made now for a terminal it gave without one."""
+    from lark.lexer import Token
+
+    if token is None:
+        token = Token(type_, text[start:end], start, None, None, None, None, end)
+    return token
+
+
+def parse_transformed(text: str, start: str, transformer: HloTransformer | None) -> Any:
+    """`transformer.transform(lark_parser().parse(text, start=start))` without the Tree: the
+    LALR parse (Lark's `ParserState.feed_token` loop, over `_lex`'s tokens) calls each rule's
+    callback as it reduces the rule, with `meta` as Lark's `propagate_positions` computes it.
+    With no transformer, only check the syntax (returns None).
+
+    Lark's errors are raised as Lark raises them: `UnexpectedInput` for a syntax error, a
+    callback's exception wrapped in `VisitError`. That one is kept and raised after the parse,
+    so that a syntax error later in the text wins, as when the whole tree was parsed before it
+    was transformed (callbacks run in the order transform visited the nodes: children first,
+    left to right). Lark's recursive transform ran out of Python's stack on a Tree deeper than
+    about half the recursion limit (two frames a level), which `lark_parse` reports as input
+    nested too deeply: a deeper Tree fails so here too (a RecursionError, kept likewise)."""
+    from lark.exceptions import GrammarError, UnexpectedToken, VisitError
+    from lark.parsers.lalr_parser_state import ParseConf, ParserState
+
+    frontend = lark_parser().parser
+    parse_table = frontend.parser.parser.parse_table
+    conf = ParseConf(parse_table, {}, frontend._verify_start(start))
+    lark_states = parse_table.states
+    end_state = conf.end_state
+    table = _actions(HloTransformer if transformer is None else type(transformer))
+    building = transformer is not None
+    # Two frames a Tree level, less the frames below Lark's transform in a top-level parse: the
+    # depth at which it failed, within a level (measured on nested tuple shapes and braces).
+    max_depth = sys.getrecursionlimit() // 2 - 7
+    failed: Exception | None = None
+
+    # The stacks of Lark's ParserState, and beside the values where each value's text starts
+    # and ends (None when it holds no token) and the depth of the Tree Lark would have built.
+    state_stack = [conf.start_state]
+    values: list[Any] = []
+    starts: list[int | None] = []
+    ends: list[int | None] = []
+    depths: list[int] = []
+    parser_state = ParserState(conf, None, state_stack, values)  # type: ignore[arg-type]  # for Lark's lexer
+
+    for type_, token, token_start, token_end in _lex(
+        frontend.lexer, text, parser_state, _kept_terminals()
+    ):
+        while True:
+            state = state_stack[-1]
+            entry = table[state].get(type_)
+            if entry is None:
+                expected = {s for s in lark_states[state] if s.isupper()}
+                token = _token(text, type_, token, token_start, token_end)
+                raise UnexpectedToken(token, expected, state=parser_state, interactive_parser=None)
+            kind, arg = entry
+            if kind == _SHIFT:
+                state_stack.append(arg)
+                values.append(token)
+                starts.append(token_start)
+                ends.append(token_end)
+                depths.append(0)
+                break
+
+            if kind == _PASS:
+                state_stack.pop()
+                state_stack.append(table[state_stack[-1]][arg][1])
+                if type_ == "$END" and state_stack[-1] == end_state:
+                    break
+                continue
+            size, origin, indices, expanding, expand1, style, function, name, _ = arg
+            start_pos = end_pos = None
+            depth = 0
+            if size:
+                children = values[-size:]
+                for start_pos in starts[-size:]:
+                    if start_pos is not None:
+                        break
+                if start_pos is not None:
+                    for end_pos in reversed(ends[-size:]):
+                        if end_pos is not None:
+                            break
+                depth = max(depths[-size:])
+                del state_stack[-size:]
+                del values[-size:]
+                del starts[-size:]
+                del ends[-size:]
+                del depths[-size:]
+            else:
+                children = []
+
+            value = None
+            if building:
+                if indices is not None:
+                    if expanding:
+                        kept: list = []
+                        for i, inlined in indices:
+                            if not inlined:
+                                kept.append(children[i])
+                            elif kept:
+                                kept += children[i]
+                            else:  # take the list over, as Lark does (left recursion)
+                                kept = children[i]
+                        children = kept
+                    else:
+                        children = [children[i] for i in indices]
+                if style == _INLINED:
+                    value = children
+                elif expand1 and len(children) == 1:
+                    value = children[0]
+                else:
+                    depth += 1
+                    try:
+                        if depth > max_depth:
+                            raise RecursionError("maximum recursion depth exceeded")
+                        if style == _INLINE:
+                            value = function(transformer, *children)
+                        elif style == _META:
+                            value = function(transformer, _Meta(start_pos, end_pos), children)
+                        elif style == _LIST:
+                            value = function(transformer, children)
+                        else:
+                            meta = _Meta(start_pos, end_pos)
+                            value = transformer.__default__(name, children, meta)  # type: ignore[union-attr]
+                    except GrammarError:
+                        raise
+                    except RecursionError as e:
+                        failed = e
+                        building = False  # only the syntax from here
+                    except Exception as e:  # as Lark's Transformer wraps it
+                        failed = VisitError(name, children, e)
+                        building = False
+
+            state_stack.append(table[state_stack[-1]][origin][1])
+            values.append(value)
+            starts.append(start_pos)
+            ends.append(end_pos)
+            depths.append(depth)
+            if type_ == "$END" and state_stack[-1] == end_state:
+                break
+    if failed is not None:
+        raise failed
+    return values[-1]
+
+
 @v_args(inline=True)
 class HloTransformer(Transformer):
-    """Lark tree → hlo_layout.syntax tree. `source` gives spans and raw value text."""
+    """Lark's reductions → hlo_layout.syntax tree (`parse_transformed` calls the callbacks).
+    `source` gives spans and raw value text."""
 
     def __init__(self, source: Source, offset: int = 0, text: str | None = None) -> None:
         super().__init__(visit_tokens=False)
@@ -161,35 +464,6 @@ class HloTransformer(Transformer):
 
     def __default__(self, data, children, meta):  # type: ignore[no-untyped-def]
         raise NotImplementedError(f"grammar rule {data!r} has no transformer callback")
-
-    def _call_userfunc(self, tree: Any, new_children: Any = None) -> Any:
-        """Lark's callback call, without its per-node `getattr` and wrapper (`_callback`);
-        errors are wrapped in `VisitError` as Lark wraps them."""
-        from lark.exceptions import GrammarError, VisitError
-
-        cls = type(self)
-        table = cls.__dict__.get("_callbacks")  # per class: a subclass overrides callbacks
-        if table is None:
-            table = {}
-            cls._callbacks = table  # type: ignore[attr-defined]
-        data = tree.data
-        found = table.get(data, _MISSING)
-        if found is _MISSING:
-            found = table[data] = _callback(cls, data)
-        children = new_children if new_children is not None else tree.children
-        if found is None:
-            return self.__default__(data, children, tree.meta)
-        function, style = found
-        try:
-            if style == _INLINE:
-                return function(self, *children)
-            if style == _META:
-                return function(self, tree.meta, children)
-            return function(self, children)
-        except GrammarError:
-            raise
-        except Exception as e:
-            raise VisitError(data, tree, e) from e
 
     def _span(self, meta: Any) -> Span | None:
         if getattr(meta, "empty", True):
@@ -346,12 +620,11 @@ class HloTransformer(Transformer):
 
         from hlo_layout.syntax.fragments import convert_lark_error
 
+        sub = HloTransformer(self.source, self.offset + start, body)
         try:
-            tree = lark_parser().parse(body, start="inline_computation")
+            instructions = parse_transformed(body, "inline_computation", sub)
         except UnexpectedInput as e:
             raise convert_lark_error(e, self.source, self.offset + start) from None
-        sub = HloTransformer(self.source, self.offset + start, body)
-        instructions = sub.transform(tree)
         self.needs_finish = True
         return _InlineComputation(key, instructions, span)
 

@@ -78,6 +78,7 @@ _WORDS = st.sampled_from(
 _STRINGS = st.sampled_from(('""', '"x"', '"a\\"b"', '"{,}"', '"/*"'))
 
 
+@cache  # one strategy per depth: built per draw, Hypothesis validated it again each time
 def _values(depth: int) -> st.SearchStrategy[str]:
     atom = st.one_of(_WORDS, _STRINGS, st.just("f32[2,3]{1,0}"), st.just("[2,1]<=[2]T(1,0)"))
     if depth == 0:

@@ -310,7 +310,66 @@ def _token(text: str, type_: str, token: Any, start: int, end: int) -> Any:
     return token
 
 
+#: A text touching most rules (header attributes, tiled layouts, tuple shapes, nested and
+#: string values, an inline operand, a literal, an empty tail) for `_tree_free_ok`'s check.
+_PROBE_MODULE = """HloModule m, is_scheduled=true, entry_computation_layout={(f32[8])->f32[8]}
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(f32[] %a, f32[] %b)
+}
+
+ENTRY %main (p: f32[8,128]) -> f32[8,128] {
+  %p = f32[8,128]{1,0:T(8,128)} parameter(0), sharding={devices=[2,1]0,1}
+  %c = f32[] constant(0)
+  %t = (f32[8,128]{1,0}, s32[]) tuple(%p, s32[] constant(1)), metadata={op_name="a/b" source_line=3}
+  %g = f32[8,128]{1,0} get-tuple-element(%t), index=0, backend_config={"x":{"y":[1,2]}}
+  %r = f32[8]{0} reduce(%g, %c), dimensions={1}, to_apply=%add
+  ROOT %n = f32[8,128]{1,0} negate(%g)
+}
+"""
+
+
+@functools.cache
+def _tree_free_ok() -> bool:
+    """Whether `_parse_tree_free` works with the installed Lark: it reads Lark's parse tables,
+    lexers and Token internals, so it must give what Lark's own parse and transform give on a
+    probe text, or the grammar tier uses those (slower, never wrong)."""
+    from hlo_layout.errors import Source as _Source
+
+    source = _Source(_PROBE_MODULE, "<probe>")
+    try:
+        fast = _parse_tree_free(_PROBE_MODULE, "start", HloTransformer(source))
+    except Exception:  # any failure of the internals means: do not use them
+        return False
+    slow = HloTransformer(source).transform(lark_parser().parse(_PROBE_MODULE, start="start"))
+    return bool(fast == slow) and _spans(fast) == _spans(slow)
+
+
+def _spans(modules: tuple[Module, ...]) -> list[tuple[int, int] | None]:
+    """Every computation's, instruction's and attribute's (start, end), in order: the trees'
+    equality leaves spans out."""
+    out: list[tuple[int, int] | None] = []
+    for m in modules:
+        for c in m.computations:
+            out.append((c.span.start, c.span.end) if c.span else None)
+            for i in c.instructions:
+                out.append((i.span.start, i.span.end) if i.span else None)
+                out.extend((a.span.start, a.span.end) if a.span else None for a in i.attributes)
+    return out
+
+
 def parse_transformed(text: str, start: str, transformer: HloTransformer | None) -> Any:
+    """`transformer.transform(lark_parser().parse(text, start=start))` (None without a
+    transformer: only the syntax is checked), by `_parse_tree_free` where `_tree_free_ok`."""
+    if _tree_free_ok():
+        return _parse_tree_free(text, start, transformer)
+    tree = lark_parser().parse(text, start=start)
+    return None if transformer is None else transformer.transform(tree)
+
+
+def _parse_tree_free(text: str, start: str, transformer: HloTransformer | None) -> Any:
     """`transformer.transform(lark_parser().parse(text, start=start))` without the Tree: the
     LALR parse (Lark's `ParserState.feed_token` loop, over `_lex`'s tokens) calls each rule's
     callback as it reduces the rule, with `meta` as Lark's `propagate_positions` computes it.

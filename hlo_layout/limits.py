@@ -149,6 +149,26 @@ def parse_int(text: str, what: str = "integer") -> int:
 MAX_NESTING = 1000
 #: Text shorter than this is parsed without the nesting pre-check (its stack is small anyway).
 NESTING_CHECK_MIN_CHARS = 100_000
+#: Tuple shapes nested deeper are refused where they are read: the layout and memory code walk
+#: a shape recursively, which fails past ~350 levels; real dumps nest a handful (5 at most in
+#: the corpus and XLA's tests).
+MAX_SHAPE_DEPTH = 256
+
+
+def check_tuple_depth(elements: Sequence[object], span: Span | None = None) -> None:
+    """Raise LimitExceeded when a tuple of `elements` nests more than MAX_SHAPE_DEPTH deep
+    (its elements have passed this check, so the walk is as deep as the limit at most)."""
+    from hlo_layout.syntax.shape import BufferShape, TupleShape
+
+    depth, level = 1, list(elements)
+    while level:
+        nested = [e.element if isinstance(e, BufferShape) else e for e in level]
+        level = [x for e in nested if isinstance(e, TupleShape) for x in e.elements]
+        if any(isinstance(e, TupleShape) for e in nested):
+            depth += 1
+        if depth > MAX_SHAPE_DEPTH:
+            raise exceeded("tuple shape nesting", depth, MAX_SHAPE_DEPTH, "MAX_SHAPE_DEPTH", span)
+
 
 #: The next string or bracket run after plain text, the plain text taken whole (a lookahead
 #: and back-reference: an atomic group on Python 3.10), so a megabyte of blanks, as the scanner's

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from hlo_layout import limits
 from hlo_layout.syntax.layout_text import (
     INT_PROPERTIES,
     TYPE_PROPERTIES,
@@ -118,8 +119,10 @@ def _build_array(m: re.Match[str]) -> tuple[Shape, int] | None:
         return None
 
 
-def _shape(text: str, pos: int) -> tuple[Shape, int] | None:
+def _shape(text: str, pos: int, depth: int = 0) -> tuple[Shape, int] | None:
     if text.startswith("(", pos):
+        if depth >= limits.MAX_SHAPE_DEPTH:
+            return None  # the grammar reports it, with its place
         elements = []
         pos += 1
         if text.startswith(")", pos):
@@ -128,7 +131,7 @@ def _shape(text: str, pos: int) -> tuple[Shape, int] | None:
             comment = _INDEX_COMMENT.match(text, pos)
             if comment is not None:
                 pos = comment.end()
-            got = _shape(text, pos)
+            got = _shape(text, pos, depth + 1)
             if got is None:
                 return None
             element, pos = got

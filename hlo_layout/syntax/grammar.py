@@ -747,7 +747,9 @@ class HloTransformer(Transformer):
     def unbounded_dim(self) -> tuple[int, bool]:
         return (UNBOUNDED, True)
 
-    def tuple_shape(self, *elements: Shape) -> TupleShape:
+    @v_args(meta=True)
+    def tuple_shape(self, meta: Any, elements: list[Shape]) -> TupleShape:
+        limits.check_tuple_depth(elements, self._span(meta))
         return TupleShape(tuple(elements))
 
     def buffer_shape(self, _open: Token, element: Shape) -> BufferShape:

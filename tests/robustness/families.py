@@ -298,6 +298,20 @@ FAMILIES: tuple[Family, ...] = (
         codes=(3,),
     ),
     Family(
+        "tuple shape nested 600 deep",
+        _module("  ROOT p = " + "(" * 600 + "f32[]" + ")" * 600 + " parameter(0)"),
+        ["inspect", "{}"],
+        codes=(3,),
+        where="3:",
+    ),
+    Family(
+        "tuple shape nested 600 deep, indexing",
+        _module("  ROOT p = " + "(" * 600 + "f32[]" + ")" * 600 + " parameter(0)"),
+        ["indexing", "{}", "--computation", "ENTRY"],
+        codes=(3,),
+        where="3:",
+    ),
+    Family(
         "200 nested calls",
         _nested_calls,
         ["inspect", "{}"],

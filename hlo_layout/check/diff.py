@@ -103,8 +103,19 @@ def _match(
     return pairs, still_old, [y for y in new if id(y) not in used]
 
 
+#: print_shape by shape object: the parser shares one object per distinct shape text, and a
+#: diff asks for every instruction's shape of both dumps (each entry keeps its shape alive).
+_PRINTED: dict[int, tuple[object, str]] = {}
+
+
 def _shape(i: Instruction) -> str:
-    return print_shape(i.shape, default_layout=True)
+    shape = i.shape
+    hit = _PRINTED.get(id(shape))
+    if hit is None or hit[0] is not shape:
+        if len(_PRINTED) > 65_536:
+            _PRINTED.clear()
+        hit = _PRINTED[id(shape)] = (shape, print_shape(shape, default_layout=True))
+    return hit[1]
 
 
 def _brief(c: Computation, i: Instruction) -> dict[str, str]:

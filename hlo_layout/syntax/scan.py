@@ -190,6 +190,10 @@ def _operands(text: str) -> tuple[Operand, ...]:
             index = m.group(2)
             out.append(Operand(m.group(1).removeprefix("%"), int(index) if index else None))
         return tuple(out)
+    if "(" not in text and '"' not in text:
+        found = _shaped_operands(text)
+        if found is not None:
+            return found
     out = []
     for a, b in _split_top(text):
         piece = text[a:b]
@@ -207,6 +211,33 @@ def _operands(text: str) -> tuple[Operand, ...]:
         index = m.group(2)
         out.append(Operand(m.group(1).removeprefix("%"), int(index) if index else None, shape))
     return tuple(out)
+
+
+#: One `array-shape %name` of an operand list written with shapes, and the comma after it.
+_SHAPED_OPERAND = re.compile(
+    r"[ \t]*(" + _ARRAY.pattern + r")[ \t]+(" + _NAME + r")(?:#([0-9]+))?[ \t]*(,|$)"
+)
+
+
+def _shaped_operands(text: str) -> tuple[Operand, ...] | None:
+    """`_operands` of a list whose every operand is `array-shape %name` (as older dumps print
+    them), one match per operand instead of a split and three matches; None for anything else.
+    The array pattern ends where `_shape_at` ends it (a blank must follow), so the pieces,
+    shapes and names are those of the general path."""
+    out = []
+    pos, end = 0, len(text)
+    match = _SHAPED_OPERAND.match
+    comma = ""
+    while pos < end:
+        m = match(text, pos)
+        if m is None:
+            return None
+        shape_text, name, index, comma = m.groups()
+        out.append(
+            Operand(name.removeprefix("%"), int(index) if index else None, _shape(shape_text))
+        )
+        pos = m.end()
+    return None if comma or not out else tuple(out)
 
 
 _BARE_NAME = _NAME[2:]

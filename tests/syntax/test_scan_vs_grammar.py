@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hlo_layout.errors import HloLayoutError
+from hlo_layout.syntax import scan
 from hlo_layout.syntax.parse import parse_modules, read_text
 from hlo_layout.syntax.scan import ScanFallback
 from tests.conftest import CORPUS
@@ -211,3 +212,49 @@ def test_local_fallback_equals_whole_file_grammar(text: str) -> None:
             return str(e)
 
     assert run("auto") == run("lark")
+
+
+def _general_operands(text: str) -> object:
+    """`scan._operands(text)` without its one-regex reader of `shape %name` lists."""
+    saved = scan._shaped_operands
+    scan._shaped_operands = lambda _text: None  # type: ignore[assignment]
+    try:
+        return scan._operands(text)
+    except ScanFallback:
+        return "declined"
+    finally:
+        scan._shaped_operands = saved  # type: ignore[assignment]
+
+
+_ARRAYS = ("f32[]", "f32[2,3]{1,0}", "bf16[4]{0:T(4)}", "s32[<=3]", "u8[2]<0:1>")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(("", " ", "\t", "  ")),
+            st.sampled_from(_ARRAYS),
+            st.sampled_from((" ", "\t ", "", "\f")),
+            st.sampled_from(("%a", "b.1", "%c#1", "-d", "%e#12", "f-g", "%")),
+            st.sampled_from((",", ", ", " ,", ",\t")),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.booleans(),
+)
+def test_shaped_operand_lists_read_as_the_general_split(
+    pieces: list[tuple[str, ...]], trailing_comma: bool
+) -> None:
+    """Law: the one-regex reader of `shape %name` operand lists (`scan._shaped_operands`)
+    declines or gives what the general split gives."""
+    text = "".join(lead + shape + gap + name + sep for lead, shape, gap, name, sep in pieces)
+    text = text if trailing_comma else text.rstrip(" \t,")
+    fast: object
+    try:
+        fast = scan._shaped_operands(text)
+    except ScanFallback:  # a shape that does not parse: the general path declines it too
+        fast = "declined"
+    if fast is not None:
+        assert fast == _general_operands(text), text

@@ -530,7 +530,7 @@ class BufferAssigner:
             align = (
                 self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
             )
-            result = choose_best_fit(events, align, color == 0 and self.backend.heap_temporal_only)
+            result = choose_best_fit(events, align, self.backend.heap_order if color == 0 else None)
             peak, _ = peak_of_trace(events)
             if color in self.backend.msa_spaces:
                 peak = msa_trace_peak(

@@ -42,12 +42,14 @@ class Backend:
     #: libtpu's buffer-sharing hook says no: with it, the v4 and v6e transformers' peaks exceed
     #: jax's by 4 % (kOutput fusions rooted in a convert of an add).
     fusion_elementwise_shares: bool = True
-    #: Whether the default memory space's temps are packed in the temporal order alone, not the
-    #: smaller of the spatial and temporal packings (ChooseBestHeapAlgorithm). libtpu does so on
-    #: v5p: in hbm_scan_ys and hbm_scan_ys_big (tests/data/memory/tpu-gen2/v5p) the spatial
-    #: packing is 16 KiB smaller and the compiler's HBM temp is the temporal one; on v4, v5e and
-    #: v6e the smaller wins (sort_in_scan on v5e and v6e).
-    heap_temporal_only: bool = False
+    #: The one packing order (heap_simulator.ORDERS) of the default memory space's temps, where
+    #: the compiler passes BufferAssigner a heap_buffer_interval_compare (kCustom) instead of
+    #: ChooseBestHeapAlgorithm's smaller of spatial and temporal (None). libtpu packs v5p's HBM
+    #: temps by start time (GetColocationStartTimeBufferIntervalCompare): the compiler's HBM temp
+    #: of all 14 v5p programs in tests/data/memory (tpu-gen, tpu-gen2), where the temporal
+    #: order misses sort_in_scan and big_transformer_layer and the spatial one hbm_scan_ys and
+    #: hbm_scan_ys_big; on v4, v5e and v6e the smaller wins (sort_in_scan on v5e and v6e).
+    heap_order: str | None = None
     #: Whether the GPU backend's buffer-sharing hints decide (NVPTXAliasInfo::MayAlias: every
     #: fusion, collectives in place, cuBLASLt's bias; `memory/gpu_alias.py`).
     gpu_alias_hints: bool = False
@@ -82,13 +84,13 @@ TPU = Backend(
 )
 #: v5p and v6e (tests/data/memory/tpu-gen): 4 B per element rounded up to 32 B; on v5p a sort
 #: shares its operand's buffer as XLA's generic rule allows, on v6e it does not, and v5p packs
-#: HBM temps in the temporal order only.
+#: HBM temps in start-time order only.
 TPU_V5P = replace(
     TPU,
     pointer_bytes=4,
     table_alignment=32,
     sort_shares_operand=True,
-    heap_temporal_only=True,
+    heap_order="start",
     generation="v5p",
 )
 TPU_V6E = replace(TPU, pointer_bytes=4, table_alignment=32, generation="v6e")

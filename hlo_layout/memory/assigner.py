@@ -531,7 +531,7 @@ class BufferAssigner:
                 self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
             )
             result = choose_best_fit(events, align, self.backend.heap_order if color == 0 else None)
-            peak, _ = peak_of_trace(events)
+            peak, _ = peak_of_trace(events, self.backend.peak_holds_shared)
             if color in self.backend.msa_spaces:
                 peak = msa_trace_peak(
                     events,

@@ -50,6 +50,11 @@ class Backend:
     #: order misses sort_in_scan and big_transformer_layer and the spatial one hbm_scan_ys and
     #: hbm_scan_ys_big; on v4, v5e and v6e the smaller wins (sort_in_scan on v5e and v6e).
     heap_order: str | None = None
+    #: Whether a heap trace's peak holds a shared chunk until the last value sharing it is freed
+    #: (heap_simulator.peak_of_trace), as libtpu's peak_memory_in_bytes does; else
+    #: ComputePeakMemoryLogicalBuffers' replay, which drops it with the value that took it
+    #: (CPU and GPU: no jax figure to tell them apart).
+    peak_holds_shared: bool = False
     #: Whether the GPU backend's buffer-sharing hints decide (NVPTXAliasInfo::MayAlias: every
     #: fusion, collectives in place, cuBLASLt's bias; `memory/gpu_alias.py`).
     gpu_alias_hints: bool = False
@@ -79,6 +84,7 @@ TPU = Backend(
     reuse_allocations=False,
     sort_shares_operand=False,
     fusion_elementwise_shares=False,
+    peak_holds_shared=True,
     msa_spaces=frozenset({1, 3}),
     generation="v4/v5e",
 )

@@ -195,3 +195,16 @@ def test_choice_equals_the_smaller_reference_heap(events: Events, alignment: int
     assert choose_best_fit(events, alignment) == want
     bound = heap_simulator._Packer(_intervals(events)).lower_bound(alignment)
     assert bound <= min(spatial.heap_size, temporal.heap_size)
+
+
+def test_a_shared_chunk_is_held_until_its_last_sharer_is_freed() -> None:
+    """A while loop's counter: taken by one value, shared by the next, which outlives it."""
+    ev = Events()
+    ev.alloc(0, 512)
+    ev.share(1, 0, 512)
+    ev.free(0, 512)
+    ev.alloc(2, 1000)
+    ev.free(2, 1000)
+    ev.free(1, 512)
+    assert peak_of_trace(ev) == (1000, 3)  # ComputePeakMemoryLogicalBuffers' replay
+    assert peak_of_trace(ev, hold_shared=True) == (1512, 3)

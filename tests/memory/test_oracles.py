@@ -104,14 +104,12 @@ TPU_FOLDERS = (
     TPU_GENERATIONS_2 / "v5p",
 )
 #: jax's figure differs from ours here, by its VMEM (placed by libtpu's closed memory-space
-#: assignment, labelled an estimate): v5p places scan_rnn's carries differently (0.985);
-#: libtpu holds one more 64 KiB carry in while_two_conds (0.992) and lets a conditional's slice
-#: take its operand's VMEM across the branch in scan_cond_ys (1.003).
+#: assignment, labelled an estimate): libtpu holds one more 64 KiB carry in while_two_conds
+#: (0.992) and lets a conditional's slice take its operand's VMEM across the branch in
+#: scan_cond_ys (1.003).
 TPU_NOT_EXACT = {
-    ("tpu-gen/v5p", "scan_rnn"),
     ("tpu-gen2/v5e", "while_two_conds"),
     ("tpu-gen2/v5e", "scan_cond_ys"),
-    ("tpu-gen2/v5p", "sort_in_scan"),
 }
 
 

@@ -44,11 +44,11 @@ class Backend:
     fusion_elementwise_shares: bool = True
     #: The one packing order (heap_simulator.ORDERS) of the default memory space's temps, where
     #: the compiler passes BufferAssigner a heap_buffer_interval_compare (kCustom) instead of
-    #: ChooseBestHeapAlgorithm's smaller of spatial and temporal (None). libtpu packs v5p's HBM
-    #: temps by start time (GetColocationStartTimeBufferIntervalCompare): the compiler's HBM temp
-    #: of all 14 v5p programs in tests/data/memory (tpu-gen, tpu-gen2), where the temporal
-    #: order misses sort_in_scan and big_transformer_layer and the spatial one hbm_scan_ys and
-    #: hbm_scan_ys_big; on v4, v5e and v6e the smaller wins (sort_in_scan on v5e and v6e).
+    #: ChooseBestHeapAlgorithm's smaller of spatial and temporal (None). libtpu packs HBM temps
+    #: by start time (GetColocationStartTimeBufferIntervalCompare) on every generation: the
+    #: compiler's HBM temp of every TPU program in tests/data/memory and the corpus (v4, v5e,
+    #: v5p, v6e), where the smaller of spatial and temporal misses v5p sort_in_scan (0.77),
+    #: big_transformer_layer (0.94), hbm_scan_ys, hbm_scan_ys_big and v5e train_step_big (0.81).
     heap_order: str | None = None
     #: Whether a heap trace's peak holds a shared chunk until the last value sharing it is freed
     #: (heap_simulator.peak_of_trace), as libtpu's peak_memory_in_bytes does; else
@@ -84,19 +84,18 @@ TPU = Backend(
     reuse_allocations=False,
     sort_shares_operand=False,
     fusion_elementwise_shares=False,
+    heap_order="start",
     peak_holds_shared=True,
     msa_spaces=frozenset({1, 3}),
     generation="v4/v5e",
 )
 #: v5p and v6e (tests/data/memory/tpu-gen): 4 B per element rounded up to 32 B; on v5p a sort
-#: shares its operand's buffer as XLA's generic rule allows, on v6e it does not, and v5p packs
-#: HBM temps in start-time order only.
+#: shares its operand's buffer as XLA's generic rule allows, on v6e it does not.
 TPU_V5P = replace(
     TPU,
     pointer_bytes=4,
     table_alignment=32,
     sort_shares_operand=True,
-    heap_order="start",
     generation="v5p",
 )
 TPU_V6E = replace(TPU, pointer_bytes=4, table_alignment=32, generation="v6e")

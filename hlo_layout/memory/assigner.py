@@ -515,6 +515,13 @@ class BufferAssigner:
                 return False
             return self.can_share(o.computation, o.instruction, o.index, ui, u.index)
 
+        views = frozenset(
+            v.id
+            for v in values
+            if v.index == ()
+            and v.instruction.opcode == "custom-call"
+            and custom_call_target(v.instruction) in self.backend.concat_views
+        )
         for color in sorted(by_color):
             ids = by_color[color]
             events = run_heap_simulation(
@@ -526,6 +533,7 @@ class BufferAssigner:
                 {n: self.buffer_size[n] for n in set(alias.buffer_of[i] for i in ids)},
                 operands_of,
                 can_share,
+                views,
             )
             align = (
                 self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN

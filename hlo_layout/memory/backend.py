@@ -55,6 +55,10 @@ class Backend:
     #: ComputePeakMemoryLogicalBuffers' replay, which drops it with the value that took it
     #: (CPU and GPU: no jax figure to tell them apart).
     peak_holds_shared: bool = False
+    #: Custom-call targets whose result is a view of its operands laid end to end (libtpu's
+    #: ConcatBitcast: the compiler places the operands contiguously and the result over them),
+    #: so operands dying there are freed before the result is allocated.
+    concat_views: frozenset[str] = frozenset()
     #: Whether the GPU backend's buffer-sharing hints decide (NVPTXAliasInfo::MayAlias: every
     #: fusion, collectives in place, cuBLASLt's bias; `memory/gpu_alias.py`).
     gpu_alias_hints: bool = False
@@ -86,6 +90,7 @@ TPU = Backend(
     fusion_elementwise_shares=False,
     heap_order="start",
     peak_holds_shared=True,
+    concat_views=frozenset({"ConcatBitcast"}),
     msa_spaces=frozenset({1, 3}),
     generation="v4/v5e",
 )

@@ -75,12 +75,14 @@ def run_heap_simulation(
     buffer_sizes: dict[int, int],
     operands_of: Callable[[int], Sequence[int]],
     can_share: Callable[[int, int], bool],
+    views: frozenset[int] = frozenset(),
 ) -> Events:
     """HeapSimulator::RunComputation over the values to assign (ids), module scoped.
 
     `operands_of(v)` lists the candidate operand value ids (top-level values of the defining
     instruction's operands); `can_share(operand, user)` is CanShareOperandBufferWithUser plus the
-    simulator's own conditions on the user (not a copy, a direct user).
+    simulator's own conditions on the user (not a copy, a direct user). `views`: values laid
+    over their operands' memory (Backend.concat_views); operands dying there are freed first.
     """
     order = sorted(values, key=lambda v: (ranges[v][0], ranges[v][1], v))
     defined: list[list[int]] = [[] for _ in range(end_time + 1)]
@@ -99,6 +101,11 @@ def run_heap_simulation(
     live_end = {v: ranges[v][1] for v in values}
     for t in range(end_time + 1):
         for v in defined[t]:
+            if v in views:
+                for o in operands_of(v):
+                    if o in wanted and live_end[o] == t and o in freed[t]:
+                        freed[t].remove(o)
+                        ev.free(o, buffer_sizes[buffer_of[o]])
             b = buffer_of[v]
             first = first_in_buffer.get(b)
             if first is not None:

@@ -151,9 +151,9 @@ def msa_trace_peak(
     when the last value sharing it is freed, and a value is held until its own last use
     (`unchained_end`) even where HloLiveRange::NormalizeAliasedBuffers ends it earlier, at the
     next value of its buffer: a while body's carries stay held across a conditional whose branch
-    writes their successors (tpu-gen2 while_cond_live: 2 x (a + b), not a + b). It makes 77 of
-    the 80 TPU programs in the tests exact (the replay: 53; chained ends: 67; tpu-alias and
-    tpu-gen2 hold the ones that tell them apart).
+    writes their successors (tpu-gen2 while_cond_live: 2 x (a + b), not a + b). With it 77 of
+    the first 80 TPU programs in the tests were exact (the replay: 53; chained ends: 67;
+    tpu-alias and tpu-gen2 hold the ones that tell them apart).
     """
     # Replay order: a free moves to the end of the step of its unchained end when that is later.
     step = 0

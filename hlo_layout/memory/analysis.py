@@ -304,16 +304,7 @@ def _analyze(
     alias = AliasAnalysis(df)
     lr = LiveRange(df, alias)
     assigner = BufferAssigner(df, alias, lr, be)
-    # Spaces the compiler's closed memory-space assignment places: their temps are ours, or the
-    # compiler's own where its buffer assignment is beside the dump.
-    msa = {c: n for c, n in assigner.temp_allocation_bytes.items() if c in be.msa_spaces}
-    if buffer_assignment is not None:
-        placed: dict[int, int] = {}
-        for x in buffer_assignment.allocations:
-            if x.is_preallocated_temp and x.color in be.msa_spaces:
-                placed[x.color] = placed.get(x.color, 0) + x.size
-        msa.update(placed)
-    peak, static, _traces = compute_peak(assigner, msa)
+    peak, static, _traces = compute_peak(assigner)
     source = SourceInfo(module)
     sequence = [i.name for _, i in lr.sequence]
 

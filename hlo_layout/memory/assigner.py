@@ -515,6 +515,13 @@ class BufferAssigner:
                 return False
             return self.can_share(o.computation, o.instruction, o.index, ui, u.index)
 
+        views = frozenset(
+            v.id
+            for v in values
+            if v.index == ()
+            and v.instruction.opcode == "custom-call"
+            and custom_call_target(v.instruction) in self.backend.concat_views
+        )
         for color in sorted(by_color):
             ids = by_color[color]
             events = run_heap_simulation(
@@ -526,12 +533,13 @@ class BufferAssigner:
                 {n: self.buffer_size[n] for n in set(alias.buffer_of[i] for i in ids)},
                 operands_of,
                 can_share,
+                views,
             )
             align = (
                 self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
             )
-            result = choose_best_fit(events, align, color == 0 and self.backend.heap_temporal_only)
-            peak, _ = peak_of_trace(events)
+            result = choose_best_fit(events, align, self.backend.heap_order if color == 0 else None)
+            peak, _ = peak_of_trace(events, self.backend.peak_holds_shared)
             if color in self.backend.msa_spaces:
                 peak = msa_trace_peak(
                     events,

@@ -42,12 +42,23 @@ class Backend:
     #: libtpu's buffer-sharing hook says no: with it, the v4 and v6e transformers' peaks exceed
     #: jax's by 4 % (kOutput fusions rooted in a convert of an add).
     fusion_elementwise_shares: bool = True
-    #: Whether the default memory space's temps are packed in the temporal order alone, not the
-    #: smaller of the spatial and temporal packings (ChooseBestHeapAlgorithm). libtpu does so on
-    #: v5p: in hbm_scan_ys and hbm_scan_ys_big (tests/data/memory/tpu-gen2/v5p) the spatial
-    #: packing is 16 KiB smaller and the compiler's HBM temp is the temporal one; on v4, v5e and
-    #: v6e the smaller wins (sort_in_scan on v5e and v6e).
-    heap_temporal_only: bool = False
+    #: The one packing order (heap_simulator.ORDERS) of the default memory space's temps, where
+    #: the compiler passes BufferAssigner a heap_buffer_interval_compare (kCustom) instead of
+    #: ChooseBestHeapAlgorithm's smaller of spatial and temporal (None). libtpu packs HBM temps
+    #: by start time (GetColocationStartTimeBufferIntervalCompare) on every generation: the
+    #: compiler's HBM temp of every TPU program in tests/data/memory and the corpus (v4, v5e,
+    #: v5p, v6e), where the smaller of spatial and temporal misses v5p sort_in_scan (0.77),
+    #: big_transformer_layer (0.94), hbm_scan_ys, hbm_scan_ys_big and v5e train_step_big (0.81).
+    heap_order: str | None = None
+    #: Whether a heap trace's peak holds a shared chunk until the last value sharing it is freed
+    #: (heap_simulator.peak_of_trace), as libtpu's peak_memory_in_bytes does; else
+    #: ComputePeakMemoryLogicalBuffers' replay, which drops it with the value that took it
+    #: (CPU and GPU: no jax figure to tell them apart).
+    peak_holds_shared: bool = False
+    #: Custom-call targets whose result is a view of its operands laid end to end (libtpu's
+    #: ConcatBitcast: the compiler places the operands contiguously and the result over them),
+    #: so operands dying there are freed before the result is allocated.
+    concat_views: frozenset[str] = frozenset()
     #: Whether the GPU backend's buffer-sharing hints decide (NVPTXAliasInfo::MayAlias: every
     #: fusion, collectives in place, cuBLASLt's bias; `memory/gpu_alias.py`).
     gpu_alias_hints: bool = False
@@ -77,18 +88,19 @@ TPU = Backend(
     reuse_allocations=False,
     sort_shares_operand=False,
     fusion_elementwise_shares=False,
+    heap_order="start",
+    peak_holds_shared=True,
+    concat_views=frozenset({"ConcatBitcast"}),
     msa_spaces=frozenset({1, 3}),
     generation="v4/v5e",
 )
 #: v5p and v6e (tests/data/memory/tpu-gen): 4 B per element rounded up to 32 B; on v5p a sort
-#: shares its operand's buffer as XLA's generic rule allows, on v6e it does not, and v5p packs
-#: HBM temps in the temporal order only.
+#: shares its operand's buffer as XLA's generic rule allows, on v6e it does not.
 TPU_V5P = replace(
     TPU,
     pointer_bytes=4,
     table_alignment=32,
     sort_shares_operand=True,
-    heap_temporal_only=True,
     generation="v5p",
 )
 TPU_V6E = replace(TPU, pointer_bytes=4, table_alignment=32, generation="v6e")

@@ -1,6 +1,6 @@
 """HeapSimulator (xla/service/heap_simulator/heap_simulator.cc): replay of allocation events over
 the flattened schedule, and GlobalDecreasingSizeBestFitHeap's packing (spatial and temporal
-orders; the smaller heap wins, as ChooseBestHeapAlgorithm does).
+orders; the smaller heap wins, as ChooseBestHeapAlgorithm does; or one order a backend asks for).
 
 Free space is found among the committed chunks overlapping the buffer in time, selected from
 one array of all intervals sorted by start (every interval is known before packing) instead of
@@ -75,12 +75,14 @@ def run_heap_simulation(
     buffer_sizes: dict[int, int],
     operands_of: Callable[[int], Sequence[int]],
     can_share: Callable[[int, int], bool],
+    views: frozenset[int] = frozenset(),
 ) -> Events:
     """HeapSimulator::RunComputation over the values to assign (ids), module scoped.
 
     `operands_of(v)` lists the candidate operand value ids (top-level values of the defining
     instruction's operands); `can_share(operand, user)` is CanShareOperandBufferWithUser plus the
-    simulator's own conditions on the user (not a copy, a direct user).
+    simulator's own conditions on the user (not a copy, a direct user). `views`: values laid
+    over their operands' memory (Backend.concat_views); operands dying there are freed first.
     """
     order = sorted(values, key=lambda v: (ranges[v][0], ranges[v][1], v))
     defined: list[list[int]] = [[] for _ in range(end_time + 1)]
@@ -99,6 +101,11 @@ def run_heap_simulation(
     live_end = {v: ranges[v][1] for v in values}
     for t in range(end_time + 1):
         for v in defined[t]:
+            if v in views:
+                for o in operands_of(v):
+                    if o in wanted and live_end[o] == t and o in freed[t]:
+                        freed[t].remove(o)
+                        ev.free(o, buffer_sizes[buffer_of[o]])
             b = buffer_of[v]
             first = first_in_buffer.get(b)
             if first is not None:
@@ -144,9 +151,9 @@ def msa_trace_peak(
     when the last value sharing it is freed, and a value is held until its own last use
     (`unchained_end`) even where HloLiveRange::NormalizeAliasedBuffers ends it earlier, at the
     next value of its buffer: a while body's carries stay held across a conditional whose branch
-    writes their successors (tpu-gen2 while_cond_live: 2 x (a + b), not a + b). It makes 77 of
-    the 80 TPU programs in the tests exact (the replay: 53; chained ends: 67; tpu-alias and
-    tpu-gen2 hold the ones that tell them apart).
+    writes their successors (tpu-gen2 while_cond_live: 2 x (a + b), not a + b). With it 77 of
+    the first 80 TPU programs in the tests were exact (the replay: 53; chained ends: 67;
+    tpu-alias and tpu-gen2 hold the ones that tell them apart).
     """
     # Replay order: a free moves to the end of the step of its unchained end when that is later.
     step = 0
@@ -201,8 +208,17 @@ def msa_trace_peak(
     return peak
 
 
-def peak_of_trace(events: Events) -> tuple[int, int]:
-    """ComputePeakMemoryLogicalBuffers' refcounted replay: (peak bytes, event index of the peak)."""
+def peak_of_trace(events: Events, hold_shared: bool = False) -> tuple[int, int]:
+    """The peak of a replay of a heap trace: (peak bytes, event index of the peak).
+
+    Default: ComputePeakMemoryLogicalBuffers' refcounted replay, which stops counting a chunk
+    when the value that took it is freed though values sharing it live on. `hold_shared`
+    (Backend.peak_holds_shared): a chunk counts until the last value sharing it (SHARE_WITH,
+    transitively) is freed, as libtpu's peak_memory_in_bytes does: with the default replay a
+    while loop's counter (512 B, sort_in_scan) and a carry (scan_rnn) on v5p dropped out of
+    jax's figure, 2 of the 82 TPU programs in the tests; none counts the other way."""
+    if hold_shared:
+        return _peak_holding_shared(events)
     outstanding: dict[int, int] = {}
     canonical: dict[int, int] = {}
     allocated: dict[int, int] = {}
@@ -225,6 +241,31 @@ def peak_of_trace(events: Events) -> tuple[int, int]:
             key = canonical.get(v, v)
             outstanding[key] = outstanding.get(key, 0) - 1
             live -= allocated.get(v, 0)
+        if live > peak:
+            peak, at = live, n
+    return peak, at
+
+
+def _peak_holding_shared(events: Events) -> tuple[int, int]:
+    """peak_of_trace where a chunk is held while any value sharing it lives."""
+    canonical: dict[int, int] = {}
+    holders: dict[int, int] = {}  # canonical value -> live values sharing its chunk
+    held: dict[int, int] = {}  # canonical value -> the bytes its chunk counted when taken
+    live = peak = 0
+    at = -1
+    for n, (kind, v, size, other) in enumerate(events.trace):
+        if kind == "free":
+            key = canonical.get(v, v)
+            holders[key] = holders.get(key, 1) - 1
+            if holders[key] == 0:
+                live -= held.pop(key, size)
+            continue
+        key = v if kind == "alloc" else canonical.get(other, other)
+        canonical[v] = key
+        if holders.get(key, 0) == 0:
+            held[key] = size
+            live += size
+        holders[key] = holders.get(key, 0) + 1
         if live > peak:
             peak, at = live, n
     return peak, at
@@ -284,30 +325,36 @@ _NUMPY_FROM = 1024
 _NO_GAP = (1 << 63) - 1  # int64 max
 
 
-def best_fit(events: Events, alignment: int, temporal: bool) -> HeapResult:
-    """GlobalDecreasingSizeBestFitHeap::Finish for one sort order (kSpatial or kTemporal)."""
-    return _Packer(_intervals(events)).pack(alignment, temporal)
+#: GlobalDecreasingSizeBestFitHeap's sort orders we model: kSpatial (size first), kTemporal
+#: (live duration first) and "start" (GetColocationStartTimeBufferIntervalCompare: start time,
+#: then size descending, then value id), which libtpu passes as its custom compare on v5p.
+ORDERS = ("spatial", "temporal", "start")
+
+
+def best_fit(events: Events, alignment: int, order: str) -> HeapResult:
+    """GlobalDecreasingSizeBestFitHeap::Finish for one sort order (one of ORDERS)."""
+    return _Packer(_intervals(events)).pack(alignment, order)
 
 
 def best_fit_both(events: Events, alignment: int) -> tuple[HeapResult, HeapResult]:
     """The spatial and the temporal packing of one trace (ChooseBestHeapAlgorithm's two runs)."""
     packer = _Packer(_intervals(events))
-    return packer.pack(alignment, False), packer.pack(alignment, True)
+    return packer.pack(alignment, "spatial"), packer.pack(alignment, "temporal")
 
 
-def choose_best_fit(events: Events, alignment: int, temporal_only: bool = False) -> HeapResult:
+def choose_best_fit(events: Events, alignment: int, order: str | None = None) -> HeapResult:
     """ChooseBestHeapAlgorithm over the spatial and temporal packings: the smaller heap, spatial
     on ties. The temporal packing is skipped when the spatial one already reaches a lower bound
     no packing can beat (_Packer.lower_bound): it could then only tie, and ties go to spatial.
-    `temporal_only`: GlobalDecreasingSizeBestFitHeap's kTemporal order alone
-    (Backend.heap_temporal_only)."""
+    `order`: one packing in that order alone, as AssignBuffersWithSequentialOrdering runs when
+    given a heap_buffer_interval_compare (kCustom; Backend.heap_order)."""
     packer = _Packer(_intervals(events))
-    if temporal_only:
-        return packer.pack(alignment, True)
-    spatial = packer.pack(alignment, False)
+    if order is not None:
+        return packer.pack(alignment, order)
+    spatial = packer.pack(alignment, "spatial")
     if spatial.heap_size <= packer.lower_bound(alignment):
         return spatial
-    temporal = packer.pack(alignment, True)
+    temporal = packer.pack(alignment, "temporal")
     return spatial if spatial.heap_size <= temporal.heap_size else temporal
 
 
@@ -364,7 +411,7 @@ class _Packer:
             self.alive.append(ids)
             self.alive_lists.append(ids.tolist())
         empty = np.zeros(0, dtype=np.int64)
-        self._orders: tuple[np.ndarray, np.ndarray, list[int]] = (empty, empty, [])
+        self._orders: dict[str, np.ndarray] = dict.fromkeys(ORDERS, empty)
 
     def _index_python(self, ends: list[int]) -> None:
         """__init__'s stride and checkpoint lists (alive_lists only), without numpy."""
@@ -413,18 +460,18 @@ class _Packer:
         r = max(itertools.accumulate(rounded))
         return max(max(itertools.accumulate(plain)), r - min(waste, alignment - 1))
 
-    def pack(self, alignment: int, temporal: bool) -> HeapResult:
+    def pack(self, alignment: int, order: str) -> HeapResult:
         """One GlobalDecreasingSizeBestFitHeap::Finish: compiled when built (and the trace is
         not small), else in Python."""
         if _HEAP is not None and not self.small:
-            return self._pack_compiled(_HEAP, alignment, temporal)
-        return self._pack_python(alignment, temporal)
+            return self._pack_compiled(_HEAP, alignment, order)
+        return self._pack_python(alignment, order)
 
     def _flat(self) -> tuple[np.ndarray, ...]:
         """The index as int64 arrays for the compiled loop (see accel/heap.c), made once.
 
         Leaders are numbered in `self.groups` order; returns (gptr, gmem, starts, ends, sizes,
-        aptr, aids, spatial order, temporal order)."""
+        aptr, aids); the packing orders (ORDERS) are kept in `_orders`."""
         import numpy as np
 
         if self._flat_cache is None:
@@ -447,6 +494,7 @@ class _Packer:
             # The keys of _pack_python's sort; the value id makes each key unique.
             spatial = np.lexsort((keys, own_start - own_end, -own_size))
             temporal = np.lexsort((keys, -own_size, own_start - group_end))
+            start = np.lexsort((keys, -own_size, own_start))
             aptr = np.zeros(len(self.alive) + 1, dtype=np.int64)
             np.cumsum([len(a) for a in self.alive], out=aptr[1:])
             aids = (
@@ -455,15 +503,18 @@ class _Packer:
                 else np.zeros(0, dtype=np.int64)
             )
             self._flat_cache = (gptr, gmem, self.start_array, ends, sizes, aptr, aids)
-            self._orders = (spatial.astype(np.int64), temporal.astype(np.int64), leaders)
+            self._orders = {
+                "spatial": spatial.astype(np.int64),
+                "temporal": temporal.astype(np.int64),
+                "start": start.astype(np.int64),
+            }
         return self._flat_cache
 
-    def _pack_compiled(self, heap_module: ModuleType, alignment: int, temporal: bool) -> HeapResult:
+    def _pack_compiled(self, heap_module: ModuleType, alignment: int, sort: str) -> HeapResult:
         import numpy as np
 
         flat = self._flat()
-        spatial, temporal_order, _ = self._orders
-        order = temporal_order if temporal else spatial
+        order = self._orders[sort]
         out = np.zeros(len(self.starts), dtype=np.int64)
         gptr, gmem, starts, ends, sizes, aptr, aids = flat
         heap = heap_module.pack(
@@ -480,14 +531,16 @@ class _Packer:
         sizes_of = dict(zip(keys, sizes[pos].tolist()))
         return HeapResult(int(heap), offsets, sizes_of)
 
-    def _pack_python(self, alignment: int, temporal: bool) -> HeapResult:
+    def _pack_python(self, alignment: int, order: str) -> HeapResult:
         """The reference packing loop (the compiled one must give the same HeapResult)."""
         groups = self.groups
 
         def key(iv: Interval) -> tuple[int, int, int]:
-            if temporal:
+            if order == "temporal":
                 end = max(g.end for g in groups[iv.key])
                 return (iv.start - end, -iv.size, iv.key)
+            if order == "start":
+                return (iv.start, -iv.size, iv.key)
             return (-iv.size, iv.start - iv.end, iv.key)
 
         n = len(self.starts)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from hlo_layout import accel
 from hlo_layout.memory import heap_simulator
-from hlo_layout.memory.heap_simulator import Events, _intervals, _Packer
+from hlo_layout.memory.heap_simulator import ORDERS, Events, _intervals, _Packer
 
 from .test_heap_simulator import shared_traces
 
@@ -60,15 +60,15 @@ def _packer(events: Events, small: bool) -> _Packer:
         heap_simulator._NUMPY_FROM = keep
 
 
-def _both(events: Events, alignment: int, temporal: bool) -> None:
+def _both(events: Events, alignment: int, order: str) -> None:
     packer = _packer(events, small=False)
-    python = packer._pack_python(alignment, temporal)
-    compiled = packer._pack_compiled(HEAP, alignment, temporal)  # type: ignore[arg-type]
+    python = packer._pack_python(alignment, order)
+    compiled = packer._pack_compiled(HEAP, alignment, order)  # type: ignore[arg-type]
     # A small trace's index and loop, without numpy (no vectorized gap search).
     small = _packer(events, small=True)
     assert (small.stride, small.alive_lists) == (packer.stride, packer.alive_lists)
     assert small.lower_bound(alignment) == packer.lower_bound(alignment)
-    plain = small.pack(alignment, temporal)
+    plain = small.pack(alignment, order)
     for got in (compiled, plain):
         assert list(got.offsets.items()) == list(python.offsets.items())
         assert list(got.sizes.items()) == list(python.sizes.items())
@@ -77,20 +77,18 @@ def _both(events: Events, alignment: int, temporal: bool) -> None:
 
 @needs_build
 @settings(max_examples=300, deadline=None)
-@given(shared_traces(), st.sampled_from([1, 8, 64, 256]), st.booleans())
+@given(shared_traces(), st.sampled_from([1, 8, 64, 256]), st.sampled_from(ORDERS))
 def test_compiled_equals_python_with_colocations(
-    events: Events, alignment: int, temporal: bool
+    events: Events, alignment: int, order: str
 ) -> None:
-    _both(events, alignment, temporal)
+    _both(events, alignment, order)
 
 
 @needs_build
 @settings(max_examples=60, deadline=None)
-@given(long_traces(), st.sampled_from([1, 64, 256]), st.booleans())
-def test_compiled_equals_python_on_long_traces(
-    events: Events, alignment: int, temporal: bool
-) -> None:
-    _both(events, alignment, temporal)
+@given(long_traces(), st.sampled_from([1, 64, 256]), st.sampled_from(ORDERS))
+def test_compiled_equals_python_on_long_traces(events: Events, alignment: int, order: str) -> None:
+    _both(events, alignment, order)
 
 
 @needs_build

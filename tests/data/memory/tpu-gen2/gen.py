@@ -365,6 +365,253 @@ def hbm_loop_scalars():
     return f, [S((4096, 4096), f32), S((8192, 4096), f32), S((), i32)]
 
 
+# -- programs of the kinds users compile (training steps, attention, MoE, decoding, convs) -----
+
+
+def _adam(p, g, m, v):
+    m = jax.tree_util.tree_map(lambda m, g: 0.9 * m + 0.1 * g.astype(f32), m, g)
+    v = jax.tree_util.tree_map(lambda v, g: 0.999 * v + 0.001 * jnp.square(g.astype(f32)), v, g)
+    p = jax.tree_util.tree_map(
+        lambda p, m, v: (p.astype(f32) - 1e-3 * m / (jnp.sqrt(v) + 1e-8)).astype(p.dtype), p, m, v
+    )
+    return p, m, v
+
+
+def _block(x, w, heads, kv_heads=None, causal=True):
+    """A pre-norm transformer block: GQA attention with a causal mask, then a gelu MLP."""
+    B, T, D = x.shape
+    kv_heads = kv_heads or heads
+    hd = D // heads
+    h = x * lax.rsqrt(jnp.mean(jnp.square(x.astype(f32)), -1, keepdims=True) + 1e-6).astype(x.dtype)
+    q = (h @ w["q"]).reshape(B, T, kv_heads, heads // kv_heads, hd)
+    k = (h @ w["k"]).reshape(B, T, kv_heads, hd)
+    v = (h @ w["v"]).reshape(B, T, kv_heads, hd)
+    s = jnp.einsum("btkgd,bskd->bkgts", q, k).astype(f32) / jnp.sqrt(hd).astype(f32)
+    if causal:
+        s = jnp.where(jnp.tril(jnp.ones((T, T), bool)), s, -1e9)
+    p = jax.nn.softmax(s, -1).astype(x.dtype)
+    o = jnp.einsum("bkgts,bskd->btkgd", p, v).reshape(B, T, D)
+    x = x + o @ w["o"]
+    h = x * lax.rsqrt(jnp.mean(jnp.square(x.astype(f32)), -1, keepdims=True) + 1e-6).astype(x.dtype)
+    return x + jax.nn.gelu(h @ w["up"]) @ w["down"]
+
+
+def _layer_params(D, F, heads, kv_heads):
+    kv = D * kv_heads // heads
+    return {
+        "q": S((D, D), bf),
+        "k": S((D, kv), bf),
+        "v": S((D, kv), bf),
+        "o": S((D, D), bf),
+        "up": S((D, F), bf),
+        "down": S((F, D), bf),
+    }
+
+
+def _train_step(L, D, F, heads, kv_heads, B, T, V):
+    def f(params, m, v, tokens):
+        def loss(params):
+            x = params["embed"][tokens[:, :-1]]
+            for w in params["layers"]:
+                x = _block(x, w, heads, kv_heads)
+            logits = (x @ params["embed"].T).astype(f32)
+            lp = jax.nn.log_softmax(logits, -1)
+            return -jnp.mean(jnp.take_along_axis(lp, tokens[:, 1:, None], -1))
+
+        loss_, g = jax.value_and_grad(loss)(params)
+        params, m, v = _adam(params, g, m, v)
+        return loss_, params, m, v
+
+    params = {"embed": S((V, D), bf), "layers": [_layer_params(D, F, heads, kv_heads)] * L}
+    state = jax.tree_util.tree_map(lambda s: S(s.shape, f32), params)
+    n = len(jax.tree_util.tree_leaves(params))
+    donate = tuple(range(3 * n))
+    return f, [params, state, state, S((B, T + 1), i32)], dict(donate=donate)
+
+
+@job
+def train_step_small():
+    return _train_step(L=2, D=256, F=1024, heads=4, kv_heads=2, B=4, T=128, V=4096)
+
+
+@job
+def train_step_big():
+    return _train_step(L=2, D=1024, F=4096, heads=8, kv_heads=2, B=4, T=512, V=32000)
+
+
+@job
+def attn_causal_gqa():
+    def f(x, w):
+        return _block(x, w, heads=16, kv_heads=4)
+
+    return f, [S((2, 1024, 1024), bf), _layer_params(1024, 2048, 16, 4)]
+
+
+@job
+def moe_topk():
+    E, K, D, F, N = 8, 2, 512, 1024, 2048
+
+    def f(x, router, w_in, w_out):
+        gates = jax.nn.softmax((x @ router).astype(f32), -1)
+        top_g, top_e = lax.top_k(gates, K)  # [N, K]
+        cap = N * K // E
+        flat_e = top_e.reshape(-1)
+        onehot = jax.nn.one_hot(flat_e, E, dtype=i32)
+        pos = (jnp.cumsum(onehot, 0) - 1) * onehot
+        slot = jnp.sum(pos, -1)
+        keep = slot < cap
+        dest = jnp.where(keep, flat_e * cap + slot, E * cap)
+        tok = jnp.repeat(jnp.arange(N), K)
+        buf = jnp.zeros((E * cap + 1, D), x.dtype).at[dest].set(x[tok])
+        h = buf[:-1].reshape(E, cap, D)
+        h = jax.nn.gelu(jnp.einsum("ecd,edf->ecf", h, w_in))
+        y = jnp.einsum("ecf,efd->ecd", h, w_out).reshape(E * cap, D)
+        y = jnp.concatenate([y, jnp.zeros((1, D), y.dtype)])[dest]
+        w = (top_g.reshape(-1) * keep).astype(x.dtype)[:, None]
+        return jnp.zeros_like(x).at[tok].add(y * w)
+
+    return f, [S((N, D), bf), S((D, E), bf), S((E, D, F), bf), S((E, F, D), bf)]
+
+
+@job
+def remat_scan_layers():
+    L, D, B = 6, 512, 256
+
+    def f(ws, x):
+        def loss(ws):
+            @jax.checkpoint
+            def layer(h, w):
+                return jnp.tanh(h @ w["a"]) @ w["b"] + h, None
+
+            h, _ = lax.scan(layer, x, ws)
+            return jnp.mean(jnp.square(h.astype(f32)))
+
+        return jax.grad(loss)(ws)
+
+    return f, [{"a": S((L, D, 2 * D), bf), "b": S((L, 2 * D, D), bf)}, S((B, D), bf)]
+
+
+@job
+def dp_pmean_step():
+    D, B = 512, 64
+
+    def step(w, m, x, y):
+        def loss(w):
+            h = jax.nn.relu(x @ w["a"]) @ w["b"]
+            return jnp.mean(jnp.square((h - y).astype(f32)))
+
+        loss_, g = jax.value_and_grad(loss)(w)
+        g = lax.pmean(g, "x")
+        m = jax.tree_util.tree_map(lambda m, g: 0.9 * m + g.astype(f32), m, g)
+        w = jax.tree_util.tree_map(lambda w, m: (w.astype(f32) - 0.01 * m).astype(w.dtype), w, m)
+        return lax.pmean(loss_, "x"), w, m
+
+    mesh4 = Mesh(devs.reshape(-1)[:4], ("x",))
+    rep, shard = P(), P("x")
+    f = jax.shard_map(
+        step,
+        mesh=mesh4,
+        in_specs=(rep, rep, shard, shard),
+        out_specs=(rep, rep, rep),
+        check_vma=False,
+    )
+    w = {"a": S((D, 4 * D), bf), "b": S((4 * D, D), bf)}
+    m = {"a": S((D, 4 * D), f32), "b": S((4 * D, D), f32)}
+    specs = [rep] * 4 + [shard, shard]
+    return f, [w, m, S((4 * B, D), bf), S((4 * B, D), bf)], dict(mesh=4, specs=specs)
+
+
+@job
+def kv_cache_decode():
+    L, H, hd, T, B, D, V = 2, 8, 128, 512, 4, 1024, 8192
+
+    def f(embed, wqkv, wo, cache_k, cache_v, tok, n):
+        def body(c):
+            i, tok, ck, cv, out = c
+            x = embed[tok]  # [B, D]
+            for layer in range(L):
+                q, k, v = jnp.split(x @ wqkv[layer], 3, -1)
+                ck = lax.dynamic_update_slice(ck, k.reshape(1, B, 1, H, hd), (layer, 0, i, 0, 0))
+                cv = lax.dynamic_update_slice(cv, v.reshape(1, B, 1, H, hd), (layer, 0, i, 0, 0))
+                s = jnp.einsum("bhd,bthd->bht", q.reshape(B, H, hd), ck[layer]).astype(f32)
+                s = jnp.where(jnp.arange(T) <= i, s, -1e9)
+                p = jax.nn.softmax(s, -1).astype(bf)
+                o = jnp.einsum("bht,bthd->bhd", p, cv[layer]).reshape(B, D)
+                x = x + o @ wo[layer]
+            nxt = jnp.argmax((x @ embed.T).astype(f32), -1).astype(i32)
+            out = lax.dynamic_update_slice(out, nxt[:, None], (0, i))
+            return i + 1, nxt, ck, cv, out
+
+        c = (0, tok, cache_k, cache_v, jnp.zeros((B, 64), i32))
+        c = lax.while_loop(lambda c: c[0] < n, body, c)
+        return c[4], c[2], c[3]
+
+    cache = S((L, B, T, H, hd), bf)
+    args = [S((V, D), bf), S((L, D, 3 * D), bf), S((L, D, D), bf), cache, cache, S((B,), i32)]
+    return f, [*args, S((), i32)], dict(donate=(3, 4))
+
+
+@job
+def conv_net():
+    def f(params, x, y):
+        def loss(params):
+            h = x
+            for w, g in params:
+                h = lax.conv_general_dilated(
+                    h, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+                )
+                mu = h.mean((0, 1, 2))
+                var = jnp.square(h - mu).mean((0, 1, 2))
+                h = jax.nn.relu((h - mu) * lax.rsqrt(var + 1e-5) * g)
+                h = lax.reduce_window(h, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+            logits = h.mean((1, 2)).astype(f32)
+            return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], 1))
+
+        g = jax.grad(loss)(params)
+        return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, g)
+
+    chans = [(3, 64), (64, 128), (128, 256)]
+    params = [(S((3, 3, a, b), bf), S((b,), bf)) for a, b in chans]
+    return f, [params, S((32, 64, 64, 3), bf), S((32,), i32)]
+
+
+@job
+def embed_large_vocab():
+    V, D, B, T = 262144, 512, 8, 256
+
+    def f(table, ids, w):
+        def loss(table, w):
+            h = table[ids]  # [B, T, D]
+            return jnp.mean(jnp.square((h @ w).astype(f32)))
+
+        gt, gw = jax.grad(loss, argnums=(0, 1))(table, w)
+        return table - 0.01 * gt, w - 0.01 * gw
+
+    return f, [S((V, D), bf), S((B, T), i32), S((D, D), bf)], dict(donate=(0,))
+
+
+@job
+def layernorm_mlp_infer():
+    def f(x, g, w1, w2):
+        mu = x.mean(-1, keepdims=True)
+        h = (x - mu) * lax.rsqrt(jnp.square(x - mu).mean(-1, keepdims=True) + 1e-5) * g
+        return jax.nn.gelu(h @ w1) @ w2
+
+    return f, [S((16, 512, 1024), bf), S((1024,), bf), S((1024, 4096), bf), S((4096, 1024), bf)]
+
+
+@job
+def xent_large_vocab():
+    def f(h, w, y):
+        def loss(w):
+            logits = (h @ w).astype(f32)
+            return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], 1))
+
+        return jax.value_and_grad(loss)(w)
+
+    return f, [S((2048, 1024), bf), S((1024, 32768), bf), S((2048,), i32)]
+
+
 stats = {}
 mesh = Mesh(devs[:1], ("x",))
 for name, mk in jobs.items():
@@ -372,9 +619,13 @@ for name, mk in jobs.items():
         continue
     r = mk()
     f, args = r[0], r[1]
-    donate = r[2].get("donate", ()) if len(r) > 2 else ()  # indices of flattened arguments
+    opts = r[2] if len(r) > 2 else {}
+    donate = opts.get("donate", ())  # indices of flattened arguments
     flat, tree = jax.tree_util.tree_flatten(args)
-    sds = [S(x.shape, x.dtype, sharding=NamedSharding(mesh, P())) for x in flat]
+    # A job may run over a mesh of `mesh` devices (axis "x") with a spec per flattened argument.
+    m_ = Mesh(devs.reshape(-1)[: opts.get("mesh", 1)], ("x",))
+    specs = opts.get("specs", [P()] * len(flat))
+    sds = [S(x.shape, x.dtype, sharding=NamedSharding(m_, sp)) for x, sp in zip(flat, specs)]
     before = set(os.listdir(raw))
 
     def g(*fl, f=f, tree=tree):

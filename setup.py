@@ -17,7 +17,12 @@ ACCELERATORS: list[tuple[str, list[str]]] = [
 ]
 
 setup(
-    packages=[*find_packages(include=["hlo_layout", "hlo_layout.*"]), "hlo_layout.grammars"],
+    # `assets` holds the HTML report's CSS and JS (no __init__.py): listed, or setuptools warns.
+    packages=[
+        *find_packages(include=["hlo_layout", "hlo_layout.*"]),
+        "hlo_layout.grammars",
+        "hlo_layout.report.html.assets",
+    ],
     package_dir={"hlo_layout.grammars": "grammars"},
     ext_modules=[
         Extension(name, sources, optional=True, extra_compile_args=["-O2"])

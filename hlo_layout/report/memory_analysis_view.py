@@ -60,9 +60,13 @@ def _chart(ma: MemoryAnalysis, space: int, width: int = CHART_WIDTH) -> Text:
         out.append(line + "\n", style="cyan")
     out.append(" " * 10 + "└", style="dim")
     out.append(mark, style="bold red")
-    out.append(
-        f" peak at step {sp.peak_step} ({sp.peak_instruction}) of {len(series)}", style="dim"
-    )
+    label = f"peak at step {sp.peak_step} ({sp.peak_instruction}) of {len(series)}"
+    # Beside the marker when it fits in the chart's width, else whole on a line of its own
+    # (a console would wrap it at a space and strand its last word).
+    if len(mark) + 1 + len(label) <= width:
+        out.append(" " + label, style="dim")
+    else:
+        out.append("\n" + " " * 11 + label, style="dim")
     return out
 
 

@@ -74,6 +74,21 @@ def test_text_view_shows_peak_chart_and_notes() -> None:
     assert "static part only" in out
 
 
+def test_chart_lines_fit_the_terminal() -> None:
+    """Every chart line fits the width, and the peak label is whole: beside the marker when it
+    fits there, else on a line of its own (a wrapped label stranded its last word)."""
+    for columns in (60, 80, 100):
+        result = runner.invoke(app, ["memory", str(CPU)], env={"COLUMNS": str(columns)})
+        assert result.exit_code == 0, result.output
+        lines = result.stdout.splitlines()
+        chart = [n for n, line in enumerate(lines) if "└" in line]
+        assert chart, result.stdout
+        for n in chart:
+            label = lines[n] if "peak at step" in lines[n] else lines[n + 1]
+            assert len(lines[n]) <= columns and len(label) <= columns, (columns, label)
+            assert label.rsplit("of ", 1)[-1].strip().isdigit(), (columns, label)
+
+
 def test_timeline_is_pooled_with_the_peak_kept() -> None:
     from hlo_layout.memory import analysis
 

@@ -128,9 +128,21 @@ def calls(module: Module) -> Calls:
     cached = cache.get("calls")
     if cached is not None:
         return cached  # type: ignore[return-value]
+    from hlo_layout.syntax.tree import LazyAttributes
+
     result: Calls = {}
     for c in module.computations:
-        found = [(i, names) for i in instructions_calling(c) if (names := i.called_computations)]
+        found = []
+        for i in c.instructions:
+            attributes = i.attributes
+            if not attributes:
+                continue
+            # An unsplit tail is asked once (`called_computations` would ask again).
+            names = tail_callees(attributes._text) if type(attributes) is LazyAttributes else None
+            if names is None:
+                names = i.called_computations
+            if names:
+                found.append((i, names))
         if found:
             result[c.name] = tuple(found)
     cache["calls"] = result

@@ -11,7 +11,7 @@ from collections import defaultdict
 from typing import Any
 
 from hlo_layout.check.metrics import ModuleMetrics
-from hlo_layout.syntax.printer import print_shape
+from hlo_layout.layout.module_memory import ShapeFacts
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 from hlo_layout.units import ratio_percent, round_for_people
 
@@ -103,27 +103,14 @@ def _match(
     return pairs, still_old, [y for y in new if id(y) not in used]
 
 
-#: print_shape by shape object: the parser shares one object per distinct shape text, and a
-#: diff asks for every instruction's shape of both dumps (each entry keeps its shape alive).
-_PRINTED: dict[int, tuple[object, str]] = {}
-
-
-def _shape(i: Instruction) -> str:
-    shape = i.shape
-    hit = _PRINTED.get(id(shape))
-    if hit is None or hit[0] is not shape:
-        if len(_PRINTED) > 65_536:
-            _PRINTED.clear()
-        hit = _PRINTED[id(shape)] = (shape, print_shape(shape, default_layout=True))
-    return hit[1]
-
-
-def _brief(c: Computation, i: Instruction) -> dict[str, str]:
-    return {"computation": c.name, "name": i.name, "opcode": i.opcode, "shape": _shape(i)}
+def _brief(c: Computation, i: Instruction, text: ShapeFacts) -> dict[str, str]:
+    return {"computation": c.name, "name": i.name, "opcode": i.opcode, "shape": text(i.shape)}
 
 
 def structure_diff(old: Module, new: Module) -> dict[str, Any]:
     """Computations and instructions added, removed, renamed, or with a changed shape/opcode."""
+    # Each distinct shape object printed once (the parser shares one per distinct shape text).
+    text = ShapeFacts()
     comp_pairs, comp_removed, comp_added = _match(
         list(old.computations), list(new.computations), lambda c: c.name, _fingerprint
     )
@@ -136,22 +123,22 @@ def structure_diff(old: Module, new: Module) -> dict[str, Any]:
             list(c_old.instructions),
             list(c_new.instructions),
             lambda i: i.name,
-            lambda i: (i.opcode, _shape(i)),
+            lambda i: (i.opcode, text(i.shape)),
         )
-        removed += [_brief(c_old, i) for i in gone]
-        added += [_brief(c_new, i) for i in new_ones]
+        removed += [_brief(c_old, i, text) for i in gone]
+        added += [_brief(c_new, i, text) for i in new_ones]
         for a, b in pairs:
             if a.name != b.name:
                 renamed.append({"computation": c_new.name, "old": a.name, "new": b.name})
-            if a.opcode != b.opcode or _shape(a) != _shape(b):
+            if a.opcode != b.opcode or text(a.shape) != text(b.shape):
                 changed.append(
                     {
                         "computation": c_new.name,
                         "name": b.name,
                         "old_opcode": a.opcode,
                         "new_opcode": b.opcode,
-                        "old_shape": _shape(a),
-                        "new_shape": _shape(b),
+                        "old_shape": text(a.shape),
+                        "new_shape": text(b.shape),
                     }
                 )
     return {

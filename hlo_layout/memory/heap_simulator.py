@@ -327,7 +327,8 @@ _NO_GAP = (1 << 63) - 1  # int64 max
 
 #: GlobalDecreasingSizeBestFitHeap's sort orders we model: kSpatial (size first), kTemporal
 #: (live duration first) and "start" (GetColocationStartTimeBufferIntervalCompare: start time,
-#: then size descending, then value id), which libtpu passes as its custom compare on v5p.
+#: then size descending, then value id), which libtpu passes as its custom compare for HBM
+#: (Backend.heap_order).
 ORDERS = ("spatial", "temporal", "start")
 
 

@@ -103,7 +103,7 @@ def _add(
         raise StreamFallback
     if c.is_entry:
         m.entry = c.name
-    calls: list[tuple[str, str]] = []  # what `syntax.index.callees(c)` gives
+    calls: list[tuple[str, str]] = []  # (callee, calling opcode) of each call, in text order
     pairs: list[Sequence[tuple[str, str]]] = []
     text.calls, text.pairs = calls, pairs  # gathered by the writer
     start = spool.tell()

@@ -85,7 +85,8 @@ def grammar_text() -> str:
 @functools.cache
 def lark_parser() -> Lark:
     """The LALR parser over the whole grammar. Its tables and lexer read the text for
-    `parse_transformed`; its own `parse` (a Tree with positions) is not used."""
+    `_parse_tree_free`; its own `parse` (a Tree with positions) runs only where that driver
+    does not match the installed Lark (`_tree_free_ok`)."""
     text = grammar_text()
     options: dict[str, Any] = {
         "parser": "lalr",

@@ -47,11 +47,20 @@ def int_value(attr: Attribute) -> int:
     return _int(attr.raw.strip(), attr)
 
 
+#: A plain list of integers, e.g. `{1,0}` or `{}` (longer numbers go to the grammar, which
+#: bounds them: limits.MAX_INT_DIGITS).
+_PLAIN_INT_LIST = re.compile(r"\{\s*(-?\d{1,18}(?:\s*,\s*-?\d{1,18})*)?\s*\}")
+
+
 def int_list(attr: Attribute) -> tuple[int, ...]:
     """`dimensions={3,1}`, `slice_sizes={7,8,4}`, `lhs_batch_dims={}` → a tuple of ints.
 
     hlo_parser.cc `ParseInt64List(kLbrace, kRbrace, kComma)`; the braces may hold nothing.
+    The common spelling is read by a regular expression, without loading the grammar.
     """
+    plain = _PLAIN_INT_LIST.fullmatch(attr.raw)
+    if plain is not None:
+        return tuple(_int(x, attr) for x in plain.group(1).split(",")) if plain.group(1) else ()
     value = attr.value
     if not isinstance(value, V.Group) or value.kind != "{":
         raise HloSemanticError(

@@ -10,7 +10,6 @@ why, never a guessed map.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,9 +114,6 @@ class OpContext:
             if default is None:
                 raise Unsupported(f"missing attribute {key}=")
             return default
-        plain = _PLAIN_INT_LIST.fullmatch(found.raw)
-        if plain is not None:  # `{1,0}`: what int_list returns, without loading the grammar
-            return tuple(int(x) for x in plain.group(1).split(",")) if plain.group(1) else ()
         return int_list(found)
 
     def int(self, key: str, default: int | None = None) -> int:
@@ -127,10 +123,6 @@ class OpContext:
                 raise Unsupported(f"missing attribute {key}=")
             return default
         return int_value(found)
-
-
-#: An attribute that is a plain list of integers, e.g. `dimensions={1,0}` or `{}`.
-_PLAIN_INT_LIST = re.compile(r"\{\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\}")
 
 
 def array_shape(shape: Shape, what: str) -> ArrayShape:

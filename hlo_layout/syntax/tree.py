@@ -185,8 +185,6 @@ class Instruction(NamedTuple):
     @property
     def called_computations(self) -> tuple[str, ...]:
         """Names of the computations this instruction calls, in attribute order."""
-        from hlo_layout.syntax.attrs import computation_names
-
         attributes = self.attributes
         if not attributes:
             return ()
@@ -194,6 +192,8 @@ class Instruction(NamedTuple):
             found = index.tail_callees(attributes._text)  # found without splitting the tail
             if found is not None:
                 return found
+        from hlo_layout.syntax.attrs import computation_names  # only to split: not per call
+
         out: list[str] = []
         for a in attributes:
             if a.key in CALLED_COMPUTATION_KEYS:

@@ -35,7 +35,7 @@ from hlo_layout.memory.backend import (
     resolve_backend,
 )
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
-from hlo_layout.syntax.scan import attribute_pairs
+from hlo_layout.syntax.scan import attribute_pairs, tail_mentions
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import (
     Attribute,
@@ -150,7 +150,7 @@ class SkeletonSpool:
         self,
         computation: Computation,
         callees: tuple[str, ...],
-        pairs: Sequence[Sequence[tuple[str, str]]] | None = None,
+        pairs: Sequence[Sequence[tuple[str, str]] | None] | None = None,
     ) -> None:
         """Write `computation`'s skeleton; `callees` names every computation it calls; `pairs`,
         when given, is `attribute_pairs` of each instruction's attributes (the JSON writer has
@@ -178,17 +178,15 @@ class SkeletonSpool:
                     else (),
                     [
                         (key, raw)
-                        for key, raw in (
-                            pairs[k] if pairs is not None else attribute_pairs(attributes)
-                        )
+                        for key, raw in (p if p is not None else attribute_pairs(attributes))
                         if key in kept_keys or (opcode in by_opcode and _kept(opcode, key))
                     ]
                     if attributes
                     and (
-                        pairs is not None
+                        (p := pairs[k] if pairs is not None else None) is not None
                         or opcode in by_opcode
                         or type(attributes) is not LazyAttributes
-                        or attributes.mentions(_KEPT_KEY)
+                        or tail_mentions(attributes._text, _KEPT_KEY)
                     )
                     else (),
                     is_root,

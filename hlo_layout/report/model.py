@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from hlo_layout import accel as _accel
 from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.module_memory import (
     LeafRow,
@@ -24,11 +25,13 @@ from hlo_layout.layout.module_memory import (
 from hlo_layout.report.json_text import SPLICE, dumps_indented, encode_str, write_document
 from hlo_layout.syntax.index import CALLS_RE
 from hlo_layout.syntax.opcodes import FUSION
-from hlo_layout.syntax.scan import attribute_pairs
+from hlo_layout.syntax.scan import attribute_pairs, simple_tail, tail_mentions
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
 
 _encode_str = encode_str
+#: The compiled twin of `InstructionText.add`'s attribute items (`accel/jsonattrs.c`), or None.
+_json = _accel.load("_hlo_layout_json", _accel.ABIS["_hlo_layout_json"])
 
 #: Bumped when a key changes meaning or disappears (adding keys does not bump it).
 SCHEMA_VERSION = 1
@@ -158,7 +161,8 @@ class InstructionText:
         #: When lists, what the streamer needs too, gathered while writing instead of read
         #: again: (callee, calling opcode) of every call, and each instruction's attribute pairs.
         self.calls: list[tuple[str, str]] | None = None
-        self.pairs: list[Sequence[tuple[str, str]]] | None = None
+        #: (None for a tail written by the compiled items: the streamer reads it itself).
+        self.pairs: list[Sequence[tuple[str, str]] | None] | None = None
         self._opcodes: dict[str, str] = {}
         self._shapes: dict[int, tuple[Shape, str, str, str]] = {}  # by id, as ShapeFacts
         self._keys: dict[str, str] = {}
@@ -222,10 +226,10 @@ class InstructionText:
             put(_KEY + '"literal": ' + _encode_str(literal))
         # A tail naming no called computation is not handed to the callee reader, whose memo
         # would keep every tail alive (streaming drops them) for an answer known to be ().
+        lazy = attributes if type(attributes) is LazyAttributes else None
         called = (
             instruction.called_computations
-            if attributes
-            and (type(attributes) is not LazyAttributes or attributes.mentions(CALLS_RE))
+            if attributes and (lazy is None or tail_mentions(lazy._text, CALLS_RE))
             else ()
         )
         if called:
@@ -235,6 +239,17 @@ class InstructionText:
             put(_ITEM_SEP.join([_encode_str(c) for c in called]))
             put(_CLOSE_LIST)
         if attributes:
+            # The common tail, never split yet: its items in C, its pairs left to the streamer.
+            if lazy is not None and _json is not None and lazy._items is None:
+                tail = lazy._text
+                written = _json.attributes(tail, _ITEM) if simple_tail(tail) else None
+                if written is not None:
+                    if self.pairs is not None:
+                        self.pairs.append(None)
+                    put(_ATTRIBUTES_OPEN)
+                    put(written)
+                    put(_CLOSE_OBJECT_END)
+                    return
             pairs = attribute_pairs(attributes)
             if self.pairs is not None:
                 self.pairs.append(pairs)

@@ -104,7 +104,7 @@ def _add(
     if c.is_entry:
         m.entry = c.name
     calls: list[tuple[str, str]] = []  # (callee, calling opcode) of each call, in text order
-    pairs: list[Sequence[tuple[str, str]]] = []
+    pairs: list[Sequence[tuple[str, str]] | None] = []
     text.calls, text.pairs = calls, pairs  # gathered by the writer
     start = spool.tell()
     for piece in computation_pieces(c, text, _KIND, c.is_entry):

@@ -337,6 +337,32 @@ def _simple_tail(tail: str) -> bool:
 
 
 _SIMPLE_SKELETONS: dict[str, bool] = {}
+#: Whether a tail is of the common kind (its values hold no nested brackets), for writers that
+#: read such a tail themselves (report/model.py's compiled attribute items).
+simple_tail = _simple_tail
+
+
+def tail_mentions(tail: str, pattern: re.Pattern[str]) -> bool:
+    """Whether `pattern` matches `tail` outside its strings: a pre-filter for attribute keys,
+    asked once per compiled skeleton (NOTE: [tail skeletons]). `pattern` must match neither
+    digits nor quotes, which the skeleton rewrites; then its matches outside strings are the
+    same in the tail and in the skeleton. Without the compiled skeleton: anywhere in the tail
+    (a match inside a string only makes the caller look closer)."""
+    fast: str | None = _accel.skeleton(tail) if _accel is not None else None
+    if fast is None:
+        return pattern.search(tail) is not None
+    memo = _MENTIONS.get(pattern)
+    if memo is None:
+        memo = _MENTIONS[pattern] = {}
+    hit = memo.get(fast)
+    if hit is None:
+        if len(memo) > 100_000:  # bound the memo on adversarial input
+            memo.clear()
+        hit = memo[fast] = pattern.search(fast) is not None
+    return hit
+
+
+_MENTIONS: dict[re.Pattern[str], dict[str, bool]] = {}
 
 
 def _split_tail(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:

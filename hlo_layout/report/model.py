@@ -25,7 +25,7 @@ from hlo_layout.layout.module_memory import (
 from hlo_layout.report.json_text import SPLICE, dumps_indented, encode_str, write_document
 from hlo_layout.syntax.index import CALLS_RE
 from hlo_layout.syntax.opcodes import FUSION
-from hlo_layout.syntax.scan import attribute_pairs, simple_tail, tail_mentions
+from hlo_layout.syntax.scan import attribute_pairs, tail_mentions
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
 
@@ -239,10 +239,11 @@ class InstructionText:
             put(_ITEM_SEP.join([_encode_str(c) for c in called]))
             put(_CLOSE_LIST)
         if attributes:
-            # The common tail, never split yet: its items in C, its pairs left to the streamer.
+            # A common tail never split yet: its items in C (None: not of the simple kind, or
+            # not ASCII, or a key twice), its pairs left to the streamer.
             if lazy is not None and _json is not None and lazy._items is None:
                 tail = lazy._text
-                written = _json.attributes(tail, _ITEM) if simple_tail(tail) else None
+                written = _json.attributes(tail, _ITEM)
                 if written is not None:
                     if self.pairs is not None:
                         self.pairs.append(None)

@@ -337,9 +337,6 @@ def _simple_tail(tail: str) -> bool:
 
 
 _SIMPLE_SKELETONS: dict[str, bool] = {}
-#: Whether a tail is of the common kind (its values hold no nested brackets), for writers that
-#: read such a tail themselves (report/model.py's compiled attribute items).
-simple_tail = _simple_tail
 
 
 def tail_mentions(tail: str, pattern: re.Pattern[str]) -> bool:

@@ -35,6 +35,11 @@ _VMEM_ALIGN = 1
 def value_size(shape: Shape, backend: Backend) -> int:
     """BufferValue size: an array's physical bytes, a tuple's pointer table."""
     if isinstance(shape, ArrayShape):
+        lay = shape.layout
+        if not shape.dims and backend.untiled_scalar_elements and (lay is None or not lay.tiles):
+            for space, elements in backend.untiled_scalar_elements:
+                if (lay.memory_space if lay is not None else 0) == space:
+                    return elements * (array_bytes(shape).logical_bytes or 0)
         return array_bytes(shape).physical_bytes or 0
     if isinstance(shape, TupleShape):
         return backend.tuple_table_bytes(shape)
@@ -515,6 +520,25 @@ class BufferAssigner:
                 return False
             return self.can_share(o.computation, o.instruction, o.index, ui, u.index)
 
+        def can_share_msa(operand_id: int, user_id: int) -> bool:
+            """can_share, and in a memory-space-assignment space also an operand that reaches
+            its user through a copy-done (the prefetch libtpu inserted): MSA lets the user take
+            the prefetched copy's memory where it dies (HeapSimulator's IsUserOf check, which
+            sees the copy-done and not the copy-start defining the value, refuses it)."""
+            if can_share(operand_id, user_id):
+                return True
+            o, u = values[operand_id], values[user_id]
+            ui = u.instruction
+            if ui.opcode == "copy" or o.computation is not u.computation:
+                return False
+            for ref in ui.operands:
+                op = o.computation.get(ref.name)
+                if op is not None and op.opcode == "copy-done" and [
+                    v.id for v in df.sets.get((o.computation.name, op.name), {}).get((), ())
+                ] == [operand_id]:
+                    return self.can_share(o.computation, op, (), ui, u.index)
+            return False
+
         views = frozenset(
             v.id
             for v in values
@@ -532,7 +556,7 @@ class BufferAssigner:
                 alias.buffer_of,
                 {n: self.buffer_size[n] for n in set(alias.buffer_of[i] for i in ids)},
                 operands_of,
-                can_share,
+                can_share_msa if color in self.backend.msa_spaces else can_share,
                 views,
             )
             align = (

@@ -66,6 +66,11 @@ class Backend:
     #: simulator: TPU's VMEM, `S(1)` (`S(3)` in the corpus' v4 dumps). Their figures are
     #: estimates (labelled so), and their peak is counted as msa_trace_peak does.
     msa_spaces: frozenset[int] = frozenset()
+    #: Memory spaces where a scalar printed with no tile (`s32[]`, `u32[]{:S(6)}`) takes as
+    #: many elements as this (libtpu's buffer assignment: 4096 B for an s32 constant in HBM or
+    #: a u32 in S(6), 1024 B for a pred, where tiled scalars take their tile's 512 B; untiled
+    #: scalars in S(2) and S(8) keep their 4 B).
+    untiled_scalar_elements: tuple[tuple[int, int], ...] = ()
     #: The TPU generation these settings are for (`v4/v5e`, `v5p`, `v6e`); "" elsewhere.
     generation: str = ""
 
@@ -92,6 +97,7 @@ TPU = Backend(
     peak_holds_shared=True,
     concat_views=frozenset({"ConcatBitcast"}),
     msa_spaces=frozenset({1, 3}),
+    untiled_scalar_elements=((0, 1024), (6, 1024)),
     generation="v4/v5e",
 )
 #: v5p and v6e (tests/data/memory/tpu-gen): 4 B per element rounded up to 32 B; on v5p a sort

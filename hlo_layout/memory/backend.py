@@ -71,6 +71,12 @@ class Backend:
     #: a u32 in S(6), 1024 B for a pred, where tiled scalars take their tile's 512 B; untiled
     #: scalars in S(2) and S(8) keep their 4 B).
     untiled_scalar_elements: tuple[tuple[int, int], ...] = ()
+    #: Whether BufferAssigner takes tuple buffers (pointer tables) and the own-allocation
+    #: contexts of `assigner._offload_context` after every other buffer, in post order, as if of
+    #: size 0 (libtpu: the order of the tables in the compiler's combined temp allocation,
+    #: which decides its size where tables differ in size: tpu-gen3 v6e lstm_scan_grad 64 B,
+    #: SparseCore gathers 16 KiB).
+    tables_sort_last: bool = False
     #: The TPU generation these settings are for (`v4/v5e`, `v5p`, `v6e`); "" elsewhere.
     generation: str = ""
 
@@ -98,6 +104,7 @@ TPU = Backend(
     concat_views=frozenset({"ConcatBitcast"}),
     msa_spaces=frozenset({1, 3}),
     untiled_scalar_elements=((0, 1024), (6, 1024)),
+    tables_sort_last=True,
     generation="v4/v5e",
 )
 #: v5p and v6e (tests/data/memory/tpu-gen): 4 B per element rounded up to 32 B; on v5p a sort

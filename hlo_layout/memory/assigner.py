@@ -427,6 +427,8 @@ class BufferAssigner:
             return self._fusion_elementwise_on(user, numbers[0])
         if op in ("while", "conditional"):
             return True
+        if op == "all-reduce" and self.backend.all_reduce_shares:
+            return len(user.operands) == 1
         if op in ("dynamic-update-slice", "scatter", "triangular-solve", "set-dimension-size"):
             want = 1 if op == "triangular-solve" else 0
             return numbers == [want]

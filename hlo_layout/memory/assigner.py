@@ -32,9 +32,23 @@ from hlo_layout.syntax.tree import Computation, Instruction
 _VMEM_ALIGN = 1
 
 
+def _offload_context(v: HloValue) -> bool:
+    """A context value ({2,...}) of an async-start/-update run on another execution thread."""
+    i = v.instruction
+    if i.opcode not in ("async-start", "async-update") or v.index[:1] < (2,):
+        return False
+    a = i.attr("async_execution_thread")
+    return a is not None and a.raw.strip('"') != "main"
+
+
 def value_size(shape: Shape, backend: Backend) -> int:
     """BufferValue size: an array's physical bytes, a tuple's pointer table."""
     if isinstance(shape, ArrayShape):
+        lay = shape.layout
+        if not shape.dims and backend.untiled_scalar_elements and (lay is None or not lay.tiles):
+            for space, elements in backend.untiled_scalar_elements:
+                if (lay.memory_space if lay is not None else 0) == space:
+                    return elements * (array_bytes(shape).logical_bytes or 0)
         return array_bytes(shape).physical_bytes or 0
     if isinstance(shape, TupleShape):
         return backend.tuple_table_bytes(shape)
@@ -110,6 +124,8 @@ class BufferAssigner:
         self.heaps: dict[int, SpaceHeap] = {}
         self.temp_allocation_bytes: dict[int, int] = {}
         self._reuse = _ReuseIndex()
+        #: Allocations of their own for async contexts on another thread (_offload_context).
+        self._context_allocations: list[int] = []
         self._at: dict[str, list[int]] | None = None
         self._run()
 
@@ -178,9 +194,15 @@ class BufferAssigner:
             for n, b in enumerate(alias.buffers)
             if df.kinds.get(b[0].computation.name) == "global"
         ]
+        sort_size = self.buffer_size
+        if self.backend.tables_sort_last:
+            sort_size = [
+                0 if any(isinstance(v.shape, TupleShape) or _offload_context(v) for v in b) else z
+                for b, z in zip(alias.buffers, self.buffer_size)
+            ]
         global_buffers.sort(
             key=lambda n: (
-                -self.buffer_size[n],
+                -sort_size[n],
                 not self.buffer_live_out[n],
                 min(post.get(id(v.instruction), 1 << 40) for v in alias.buffers[n]),
             )
@@ -219,6 +241,24 @@ class BufferAssigner:
             self._new(buffer, "tuple", size)
             return
         color = self.buffer_color[n]
+        if (
+            not self.backend.reuse_allocations
+            and color == 0
+            and size > 0  # empty contexts stay in the heap (offset 0 in the compiler's file)
+            and any(_offload_context(v) for v in buffer)
+        ):
+            # libtpu gives the HBM context of an async op on another execution thread (SparseCore's
+            # gather offload) an allocation of its own, not a heap chunk (its S(2) context stays
+            # in the heap), and later buffers
+            # that fit and do not interfere reuse it (tpu-gen3 v6e sort_cumsum_heavy: a loop
+            # counter in the 64 KiB context's allocation, placed after the tuple tables).
+            a = self._new(buffer, "temp", size)
+            self._context_allocations.append(a.index)
+            return
+        if not self.backend.reuse_allocations and self._context_allocations:
+            for k in self._context_allocations:
+                if self._maybe_assign(self.allocations[k], n):
+                    return
         if self.backend.reuse_allocations:
             for v in buffer:
                 if v.index != ():
@@ -387,6 +427,8 @@ class BufferAssigner:
             return self._fusion_elementwise_on(user, numbers[0])
         if op in ("while", "conditional"):
             return True
+        if op == "all-reduce" and self.backend.all_reduce_shares:
+            return len(user.operands) == 1
         if op in ("dynamic-update-slice", "scatter", "triangular-solve", "set-dimension-size"):
             want = 1 if op == "triangular-solve" else 0
             return numbers == [want]
@@ -515,6 +557,28 @@ class BufferAssigner:
                 return False
             return self.can_share(o.computation, o.instruction, o.index, ui, u.index)
 
+        def can_share_msa(operand_id: int, user_id: int) -> bool:
+            """can_share, and in a memory-space-assignment space also an operand that reaches
+            its user through a copy-done (the prefetch libtpu inserted): MSA lets the user take
+            the prefetched copy's memory where it dies (HeapSimulator's IsUserOf check, which
+            sees the copy-done and not the copy-start defining the value, refuses it)."""
+            if can_share(operand_id, user_id):
+                return True
+            o, u = values[operand_id], values[user_id]
+            ui = u.instruction
+            if ui.opcode == "copy" or o.computation is not u.computation:
+                return False
+            for ref in ui.operands:
+                op = o.computation.get(ref.name)
+                if (
+                    op is not None
+                    and op.opcode == "copy-done"
+                    and [v.id for v in df.sets.get((o.computation.name, op.name), {}).get((), ())]
+                    == [operand_id]
+                ):
+                    return self.can_share(o.computation, op, (), ui, u.index)
+            return False
+
         views = frozenset(
             v.id
             for v in values
@@ -532,7 +596,7 @@ class BufferAssigner:
                 alias.buffer_of,
                 {n: self.buffer_size[n] for n in set(alias.buffer_of[i] for i in ids)},
                 operands_of,
-                can_share,
+                can_share_msa if color in self.backend.msa_spaces else can_share,
                 views,
             )
             align = (

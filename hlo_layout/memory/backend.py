@@ -66,6 +66,21 @@ class Backend:
     #: simulator: TPU's VMEM, `S(1)` (`S(3)` in the corpus' v4 dumps). Their figures are
     #: estimates (labelled so), and their peak is counted as msa_trace_peak does.
     msa_spaces: frozenset[int] = frozenset()
+    #: Whether a synchronous all-reduce of one operand takes that operand's buffer where it
+    #: dies (libtpu: tpu-gen3 v5p pjit_sharded_mlp's all-reduce at its operand's offset in the
+    #: compiler's file; our HBM temp was 512 KiB over).
+    all_reduce_shares: bool = False
+    #: Memory spaces where a scalar printed with no tile (`s32[]`, `u32[]{:S(6)}`) takes as
+    #: many elements as this (libtpu's buffer assignment: 4096 B for an s32 constant in HBM or
+    #: a u32 in S(6), 1024 B for a pred, where tiled scalars take their tile's 512 B; untiled
+    #: scalars in S(2) and S(8) keep their 4 B).
+    untiled_scalar_elements: tuple[tuple[int, int], ...] = ()
+    #: Whether BufferAssigner takes tuple buffers (pointer tables) and the own-allocation
+    #: contexts of `assigner._offload_context` after every other buffer, in post order, as if of
+    #: size 0 (libtpu: the order of the tables in the compiler's combined temp allocation,
+    #: which decides its size where tables differ in size: tpu-gen3 v6e lstm_scan_grad 64 B,
+    #: SparseCore gathers 16 KiB).
+    tables_sort_last: bool = False
     #: The TPU generation these settings are for (`v4/v5e`, `v5p`, `v6e`); "" elsewhere.
     generation: str = ""
 
@@ -92,6 +107,9 @@ TPU = Backend(
     peak_holds_shared=True,
     concat_views=frozenset({"ConcatBitcast"}),
     msa_spaces=frozenset({1, 3}),
+    untiled_scalar_elements=((0, 1024), (6, 1024)),
+    tables_sort_last=True,
+    all_reduce_shares=True,
     generation="v4/v5e",
 )
 #: v5p and v6e (tests/data/memory/tpu-gen): 4 B per element rounded up to 32 B; on v5p a sort
@@ -101,6 +119,10 @@ TPU_V5P = replace(
     pointer_bytes=4,
     table_alignment=32,
     sort_shares_operand=True,
+    # v5p shares an operand an output fusion is elementwise on (tpu-gen3 vmap_ensemble: its
+    # weight-update kOutput fusion takes the dying copy's 1 MiB, as in the compiler's file;
+    # without it 1.046 of jax's peak).
+    fusion_elementwise_shares=True,
     generation="v5p",
 )
 TPU_V6E = replace(TPU, pointer_bytes=4, table_alignment=32, generation="v6e")

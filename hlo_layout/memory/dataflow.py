@@ -178,6 +178,8 @@ class DataflowAnalysis:
             param_defines = c is entry or kind == "thread_local"
             for i in c.instructions:
                 shape, op = i.shape, i.opcode
+                if op == "async-update" and len(i.operands) > 1:
+                    op = "async-start"  # libtpu's SparseCore form (`_steps`): defines as one
                 key = (op, id(shape), param_defines)
                 hit = memo.get(key)
                 if hit is None or hit[0] is not shape:
@@ -258,7 +260,21 @@ class DataflowAnalysis:
                 continue
             own = {v.index: (v,) for v in defined} if defined else {}
             out: ValueSet = {}
-            if op in _FORWARD_OPERAND_0 and i.operands:
+            if op == "async-update" and len(i.operands) > 1:
+                # libtpu's SparseCore async-update (a gather offload): its own shape, its data
+                # operands after the start's, `output_to_operand_aliasing` for the context. It
+                # defines its tuple nodes and context as an async-start does ({2,k} aliased to
+                # the start's), {0,k} is operand k+1, {1} the wrapped computation's root: the
+                # compiler's buffer assignment lists exactly those values.
+                for k, vs in enumerate(self._operand_sets(c, i)[1:]):
+                    for idx, v in vs.items():
+                        out[(0, k, *idx)] = v
+                start = c.get(i.operands[0].name)
+                callee = self._callee(start, 0) if start is not None else None
+                if callee is not None and callee.root is not None:
+                    for idx, v in sets.get((callee.name, callee.root.name), {}).items():
+                        out[(1, *idx)] = v
+            elif op in _FORWARD_OPERAND_0 and i.operands:
                 out = dict(self._operand_set(c, i, 0))
             elif op == "get-tuple-element" and i.operands:
                 out = self._element(self._operand_set(c, i, 0), _tuple_index(i))
@@ -481,6 +497,8 @@ def defines_value(opcode: str, index: Index, shape: Shape, *, param_defines: boo
     if op == "copy-start":
         return index in ((), (0,), (2,))
     if op == "async-start":
+        if index == (1,) and isinstance(shape, TupleShape) and not shape.elements:
+            return True  # libtpu's SparseCore start: an empty {1}, not the wrapped root's
         return index in ((), (0,)) or (bool(index) and index[0] >= 2)
     if op == "async-done":
         return isinstance(shape, TupleShape)

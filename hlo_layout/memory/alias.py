@@ -159,6 +159,9 @@ class AliasAnalysis:
 
     def __init__(self, dataflow: DataflowAnalysis) -> None:
         self.dataflow = dataflow
+        #: id(instruction) -> (instruction, its output_operand_pairs): the buffer assigner asks
+        #: again for the instructions whose operands it may share (`pairs`).
+        self._pairs: dict[int, tuple[Instruction, list[Pair]]] = {}
         parent = list(range(len(dataflow.values)))
         self._parent = parent
         df = dataflow
@@ -188,7 +191,7 @@ class AliasAnalysis:
                         broot = df.sets.get((b.name, b.root.name), {})
                         for index, values in vs.items():
                             union_sets([values, broot.get(index, ())])
-                for out_index, k, op_index in output_operand_pairs(i, module):
+                for out_index, k, op_index in self.pairs(i):
                     if k >= len(i.operands):
                         continue
                     ovs = df._operand_set(c, i, k)
@@ -202,6 +205,13 @@ class AliasAnalysis:
         for n, members in enumerate(self.buffers):
             for v in members:
                 self.buffer_of[v.id] = n
+
+    def pairs(self, i: Instruction) -> list[Pair]:
+        """`output_operand_pairs(i, module)`, computed once per instruction."""
+        hit = self._pairs.get(id(i))
+        if hit is None or hit[0] is not i:
+            hit = self._pairs[id(i)] = (i, output_operand_pairs(i, self.dataflow.module))
+        return hit[1]
 
     def _donations(self, df: DataflowAnalysis) -> None:
         a = df.module.attr("input_output_alias")

@@ -20,10 +20,10 @@ from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.memory_space import peak_space_name
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis
-from hlo_layout.memory.assigner import BufferAssigner
+from hlo_layout.memory.assigner import Allocation, BufferAssigner
 from hlo_layout.memory.backend import Backend, backend_named, detect_backend
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
-from hlo_layout.memory.live_range import LiveRange
+from hlo_layout.memory.live_range import LiveRange, TimeBound
 from hlo_layout.memory.metadata import SourceInfo
 from hlo_layout.memory.peak import compute_peak
 from hlo_layout.syntax.printer import print_shape
@@ -110,7 +110,6 @@ class MemoryAnalysis:
     peak_bytes: int
     static_bytes: int
     spaces: list[SpacePeak]
-    values: list[ValueRow]
     timelines: dict[int, list[int]]
     sequence: list[str]
     compiler: dict | None = None
@@ -118,6 +117,16 @@ class MemoryAnalysis:
     _buffers: list[tuple[int, int, int, Callable[[], LiveBuffer]]] = field(
         default_factory=list, repr=False
     )
+    #: The rows of `values`, or what makes them on first use (only JSON reads every value).
+    _values: list[ValueRow] | Callable[[], list[ValueRow]] = field(default_factory=list, repr=False)
+
+    @property
+    def values(self) -> list[ValueRow]:
+        """Every value with a live range, in value id order."""
+        got = self._values
+        if callable(got):
+            got = self._values = got()
+        return got
 
     def live_at(self, step: int, space: int | None = None) -> list[LiveBuffer]:
         """Buffers live at a schedule step (all spaces, or one), largest first."""
@@ -308,24 +317,14 @@ def _analyze(
     source = SourceInfo(module)
     sequence = [i.name for _, i in lr.sequence]
 
-    values_rows: list[ValueRow] = []
-    for v in df.values:
-        r = lr.ranges.get(v.id)
-        if r is None:
-            continue
-        alloc = assigner.allocation_of_value.get(v.id)
-        kind = _allocation_kind(alloc.kind, alloc.live_out) if alloc else "temp"
-        values_rows.append(
-            ValueRow(
-                v.instruction.name,
-                v.index,
-                r.start,
-                r.end,
-                assigner.size[v.id],
-                assigner.color[v.id],
-                kind,
-            )
-        )
+    values_rows = partial(
+        _value_rows,
+        df.values,
+        lr.ranges,
+        assigner.allocation_of_value,
+        assigner.size,
+        assigner.color,
+    )
 
     # Buffers: union of their values' ranges, sized as XLA sizes the buffer.
     n_steps = lr.end_time + 1
@@ -415,12 +414,33 @@ def _analyze(
         peak,
         sum(static.values()),
         spaces,
-        values_rows,
         timelines,
         sequence,
         compiler,
         buffers,
+        values_rows,
     )
+
+
+def _value_rows(
+    values: list[HloValue],
+    ranges: dict[int, TimeBound],
+    allocation_of_value: dict[int, Allocation],
+    size: dict[int, int],
+    color: dict[int, int],
+) -> list[ValueRow]:
+    """MemoryAnalysis.values: a row per value with a live range."""
+    rows: list[ValueRow] = []
+    for v in values:
+        r = ranges.get(v.id)
+        if r is None:
+            continue
+        alloc = allocation_of_value.get(v.id)
+        kind = _allocation_kind(alloc.kind, alloc.live_out) if alloc else "temp"
+        rows.append(
+            ValueRow(v.instruction.name, v.index, r.start, r.end, size[v.id], color[v.id], kind)
+        )
+    return rows
 
 
 def _live_buffer(

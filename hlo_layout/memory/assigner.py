@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hlo_layout.layout.size import array_bytes
-from hlo_layout.memory.alias import AliasAnalysis, output_operand_pairs
+from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.backend import Backend
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue, Index, subshape
 from hlo_layout.memory.gpu_alias import CUBLAS_LT_TARGETS, custom_call_target, gpu_may_alias
@@ -99,11 +99,25 @@ class BufferAssigner:
         self, df: DataflowAnalysis, alias: AliasAnalysis, lr: LiveRange, backend: Backend
     ) -> None:
         self.df, self.alias, self.lr, self.backend = df, alias, lr, backend
-        self.size = {v.id: value_size(v.shape, backend) for v in df.values}
-        self.color = {v.id: value_color(v.shape) for v in df.values}
-        self.buffer_size = [max(self.size[v.id] for v in b) for b in alias.buffers]
-        self.buffer_color = [self.color[b[0].id] for b in alias.buffers]
-        self.buffer_live_out = [any(v.live_out for v in b) for b in alias.buffers]
+        # Sized once per distinct shape object (the parser shares one per distinct shape text;
+        # the values keep each alive, so an id is not reused meanwhile).
+        by_shape: dict[int, tuple[int, int]] = {}
+        self.size: dict[int, int] = {}
+        self.color: dict[int, int] = {}
+        size, color = self.size, self.color
+        for v in df.values:
+            shape = v.shape
+            hit = by_shape.get(id(shape))
+            if hit is None:
+                hit = by_shape[id(shape)] = (value_size(shape, backend), value_color(shape))
+            size[v.id], color[v.id] = hit
+        self.buffer_size = [
+            size[b[0].id] if len(b) == 1 else max(size[v.id] for v in b) for b in alias.buffers
+        ]
+        self.buffer_color = [color[b[0].id] for b in alias.buffers]
+        self.buffer_live_out = [
+            b[0].live_out if len(b) == 1 else any(v.live_out for v in b) for b in alias.buffers
+        ]
         self.allocations: list[Allocation] = []
         self.allocation_of_value: dict[int, Allocation] = {}
         self._users_cache: dict[str, dict[str, list[Instruction]]] = {}
@@ -173,18 +187,18 @@ class BufferAssigner:
     def _run(self) -> None:
         df, alias = self.df, self.alias
         post = self._post_order()
-        global_buffers = [
-            n
-            for n, b in enumerate(alias.buffers)
-            if df.kinds.get(b[0].computation.name) == "global"
-        ]
-        global_buffers.sort(
-            key=lambda n: (
-                -self.buffer_size[n],
-                not self.buffer_live_out[n],
-                min(post.get(id(v.instruction), 1 << 40) for v in alias.buffers[n]),
-            )
-        )
+        kinds, size, live_out = df.kinds, self.buffer_size, self.buffer_live_out
+        keyed: list[tuple[int, bool, int, int]] = []
+        for n, b in enumerate(alias.buffers):
+            if kinds.get(b[0].computation.name) != "global":
+                continue
+            if len(b) == 1:
+                first = post.get(id(b[0].instruction), 1 << 40)
+            else:
+                first = min(post.get(id(v.instruction), 1 << 40) for v in b)
+            keyed.append((-size[n], not live_out[n], first, n))
+        keyed.sort()  # n last: the order of a stable sort on the first three
+        global_buffers = [k[3] for k in keyed]
         allocation_indices: list[int] = []
         sequential: list[int] = []
         for n in global_buffers:
@@ -359,11 +373,11 @@ class BufferAssigner:
         element = user.operands[numbers[0]].index is not None
         a = subshape(operand.shape, operand_index)
         b = subshape(user.shape, user_index)
-        shapes_equal = a is not None and b is not None and a == b
+        shapes_equal = a is not None and b is not None and (a is b or a == b)
         if shapes_equal:
             # Must-alias (in-place) pairs share whatever the backend; a pair for this output
             # that names another operand does not decide: the rules below do.
-            for out_index, k, op_index in output_operand_pairs(user, self.df.module):
+            for out_index, k, op_index in self.alias.pairs(user):
                 if out_index == user_index and k in numbers and op_index == operand_index:
                     return True
         if op == "sort" and not self.backend.sort_shares_operand:

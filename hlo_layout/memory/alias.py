@@ -29,6 +29,14 @@ def _idx(text: str) -> Index:
 #: AliasInfo::IsDefaultInPlaceOperation.
 _DEFAULT_IN_PLACE = frozenset({"dynamic-update-slice", "scatter", "all-reduce-start"})
 _GTE = "get-tuple-element"
+#: Opcodes output_operand_pairs may give pairs for without an `output_to_operand_aliasing`.
+_MAY_PAIR = _DEFAULT_IN_PLACE | {
+    "fusion",
+    "collective-permute",
+    "collective-permute-start",
+    "set-dimension-size",
+    "ragged-all-to-all",
+}
 #: Fusions nest a few levels in real dumps; past this a (malformed) fusion calling itself stops.
 _MAX_NESTING = 64
 
@@ -126,6 +134,15 @@ def _fusion_pairs(fusion: Instruction, module: Module, depth: int) -> list[Pair]
 
 
 def _body_pairs(fusion: Instruction, body: Computation, module: Module, depth: int) -> list[Pair]:
+    root = body.root
+    if (
+        root is not None
+        and root.opcode not in _MAY_PAIR
+        and root.opcode not in ("tuple", _GTE)
+        and not isinstance(fusion.shape, TupleShape)
+        and root.attr("output_to_operand_aliasing") is None
+    ):
+        return []  # most fusions: the loop below would find no pair for the one output
     out: list[Pair] = []
     for index in _leaf_indices(fusion.shape):
         source, source_index = _follow_tuples(body, body.root, index)

@@ -27,7 +27,7 @@ from hlo_layout.memory.heap_simulator import (
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.syntax.opcodes import ELEMENTWISE, elementwise_on_operand
 from hlo_layout.syntax.shape import ArrayShape, OpaqueShape, Shape, TupleShape
-from hlo_layout.syntax.tree import Computation, Instruction
+from hlo_layout.syntax.tree import Computation, Instruction, Operand
 
 _VMEM_ALIGN = 1
 
@@ -155,27 +155,32 @@ class BufferAssigner:
         comps = [c for c in reversed(df.module.computations) if df.kinds.get(c.name) == "global"]
         comps.sort(key=lambda c: c is not df.entry)
         for c in comps:
-            users: dict[str, int] = {}
-            for i in c.instructions:
-                for o in i.operands:
-                    users[o.name] = users.get(o.name, 0) + 1
+            # Operands by name, as Computation.resolve reads them (the first of a name).
+            by_name: dict[str, Instruction] = {}
+            for i in reversed(c.instructions):
+                by_name[i.name] = i
+            used = {o.name for i in c.instructions for o in i.operands}
             visited: set[str] = set()
             for start in c.instructions:
-                if users.get(start.name) or start.name in visited:
+                name = start.name
+                if name in used or name in visited:
                     continue
-                stack: list[tuple[Instruction, int]] = [(start, 0)]
+                # Depth first over operands in order; an instruction is marked when found (it is
+                # entered right after, as the next one on the stack).
+                visited.add(name)
+                stack: list[tuple[Instruction, Iterator[Operand]]] = [(start, iter(start.operands))]
                 while stack:
-                    inst, k = stack.pop()
-                    if k == 0:
-                        if inst.name in visited:
-                            continue
-                        visited.add(inst.name)
-                    if k < len(inst.operands):
-                        stack.append((inst, k + 1))
-                        nxt = c.resolve(inst.operands[k])
-                        if nxt is not None and nxt.name not in visited:
-                            stack.append((nxt, 0))
+                    inst, rest = stack[-1]
+                    for o in rest:
+                        name = o[0]  # Operand.name
+                        if name not in visited:
+                            nxt = by_name.get(name)
+                            if nxt is not None:
+                                visited.add(name)
+                                stack.append((nxt, iter(nxt.operands)))
+                                break
                     else:
+                        stack.pop()
                         pos[id(inst)] = n
                         n += 1
             for i in c.instructions:

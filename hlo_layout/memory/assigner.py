@@ -194,8 +194,12 @@ class BufferAssigner:
         post = self._post_order()
         kinds, size, live_out = df.kinds, self.buffer_size, self.buffer_live_out
         keyed: list[tuple[int, bool, int, int]] = []
+        thread_local: list[int] = []
         for n, b in enumerate(alias.buffers):
-            if kinds.get(b[0].computation.name) != "global":
+            kind = kinds.get(b[0].computation.name)
+            if kind != "global":
+                if kind == "thread_local":
+                    thread_local.append(n)
                 continue
             if len(b) == 1:
                 first = post.get(id(b[0].instruction), 1 << 40)
@@ -212,10 +216,26 @@ class BufferAssigner:
         # Thread-local computations: one allocation per buffer. They come after the heap's
         # allocations in the list (as the corpus's assignments show), and their count shapes
         # where std::partition moves the temp allocations.
-        for n, b in enumerate(alias.buffers):
-            if df.kinds.get(b[0].computation.name) == "thread_local":
+        # Their values have no live range (`_add` for one value, without its range index).
+        allocations, allocation_of_value, color = (
+            self.allocations,
+            self.allocation_of_value,
+            self.color,
+        )
+        ranges = self.lr.ranges
+        for n in thread_local:
+            b = alias.buffers[n]
+            v = b[0]
+            if len(b) > 1 or v.id in ranges:
                 constant = any(v.instruction.opcode == "constant" for v in b)
                 self._new(b, "constant" if constant else "thread_local", self.buffer_size[n])
+                continue
+            kind = "constant" if v.instruction.opcode == "constant" else "thread_local"
+            a = Allocation(len(allocations), size[n], color[v.id], kind, unranged=True)
+            a.values[v.id] = 0
+            a.live_out = v.live_out
+            allocations.append(a)
+            allocation_of_value[v.id] = a
         self._combine()
 
     def _assign_one(self, n: int, allocation_indices: list[int], sequential: list[int]) -> None:

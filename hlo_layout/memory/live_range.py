@@ -105,7 +105,8 @@ class LiveRange:
         spans = self.spans
         entry = df.entry
         donated = self.alias.is_donated
-        roots = {c.name: c.root for c in module.computations}
+        # Only the flattened computations' roots are read (a root elsewhere has no time).
+        roots = {c.name: c.root for c in module.computations if c.name in spans}
         while_body_param: dict[int, Instruction] = {}
         for _c, i in self.sequence:
             if i.opcode == "while":

@@ -192,11 +192,12 @@ class AliasAnalysis:
         for init, body_param, cond_param, root, result in df.while_sets:
             for index in set(init) | set(result) | set(body_param):
                 union_sets([d.get(index, ()) for d in (init, body_param, cond_param, root, result)])
+        no_values: dict[Index, tuple[HloValue, ...]] = {}
         for c in module.computations:
             if df.kinds.get(c.name) != "global":
                 continue
             for i in c.instructions:
-                vs = df.sets.get((c.name, i.name), {})
+                vs = df.sets.get((c.name, i.name), no_values)
                 for values in vs.values():
                     if len(values) > 1:
                         union_sets([values])
@@ -214,14 +215,21 @@ class AliasAnalysis:
                     ovs = df._operand_set(c, i, k)
                     union_sets([vs.get(out_index, ()), ovs.get(op_index, ())])
         self._donations(df)
-        groups: dict[int, list[HloValue]] = {}
-        for v in df.values:
-            groups.setdefault(self._find(v.id), []).append(v)
-        self.buffers: list[list[HloValue]] = sorted(groups.values(), key=lambda b: b[0].id)
+        # Values come in id order, so the buffers are made in the order of their smallest id.
+        self.buffers: list[list[HloValue]] = []
         self.buffer_of: dict[int, int] = {}
-        for n, members in enumerate(self.buffers):
-            for v in members:
-                self.buffer_of[v.id] = n
+        buffers, buffer_of, find = self.buffers, self.buffer_of, self._find
+        numbered: dict[int, int] = {}  # alias set's root value -> buffer number
+        for v in df.values:
+            vid = v.id
+            top = vid if parent[vid] == vid else find(vid)
+            n = numbered.get(top)
+            if n is None:
+                n = numbered[top] = len(buffers)
+                buffers.append([v])
+            else:
+                buffers[n].append(v)
+            buffer_of[vid] = n
 
     def pairs(self, i: Instruction) -> list[Pair]:
         """`output_operand_pairs(i, module)`, computed once per instruction."""

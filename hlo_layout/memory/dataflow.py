@@ -187,14 +187,21 @@ class DataflowAnalysis:
                         if defines_value(op, index, s, param_defines=param_defines)
                     ]
                     hit = memo[key] = (shape, own)
-                if not hit[1]:
+                own = hit[1]
+                if not own:
                     continue
                 n = len(values)
-                mine = [HloValue(n + k, c, i, index, s) for k, (index, s) in enumerate(hit[1])]
-                values.extend(mine)
-                found = defined_at.get((c.name, i.name))
+                if len(own) == 1:  # most instructions: one array value
+                    v = HloValue(n, c, i, own[0][0], own[0][1])
+                    values.append(v)
+                    mine = [v]
+                else:
+                    mine = [HloValue(n + k, c, i, index, s) for k, (index, s) in enumerate(own)]
+                    values.extend(mine)
+                where = (c.name, i.name)
+                found = defined_at.get(where)
                 if found is None:
-                    defined_at[(c.name, i.name)] = mine
+                    defined_at[where] = mine
                 else:
                     found.extend(mine)
 

@@ -193,9 +193,7 @@ class AliasAnalysis:
             for index in set(init) | set(result) | set(body_param):
                 union_sets([d.get(index, ()) for d in (init, body_param, cond_param, root, result)])
         no_values: dict[Index, tuple[HloValue, ...]] = {}
-        for c in module.computations:
-            if df.kinds.get(c.name) != "global":
-                continue
+        for c in df.global_computations:
             for i in c.instructions:
                 vs = df.sets.get((c.name, i.name), no_values)
                 for values in vs.values():

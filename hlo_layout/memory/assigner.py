@@ -30,6 +30,7 @@ from hlo_layout.syntax.shape import ArrayShape, OpaqueShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Operand
 
 _VMEM_ALIGN = 1
+_NO_VALUES: dict[Index, tuple[HloValue, ...]] = {}  # the value set of a name without one
 
 
 def value_size(shape: Shape, backend: Backend) -> int:
@@ -152,7 +153,7 @@ class BufferAssigner:
         pos: dict[int, int] = {}
         n = 0
         df = self.df
-        comps = [c for c in reversed(df.module.computations) if df.kinds.get(c.name) == "global"]
+        comps = df.global_computations[::-1]
         comps.sort(key=lambda c: c is not df.entry)
         for c in comps:
             # Operands by name, as Computation.resolve reads them (the first of a name).
@@ -254,17 +255,22 @@ class BufferAssigner:
                     allocation_indices.append(a.index)
                     self._reuse.register(a)
                 return
-        if any(isinstance(v.shape, TupleShape) for v in buffer):
+        if (
+            isinstance(buffer[0].shape, TupleShape)
+            if len(buffer) == 1
+            else any(isinstance(v.shape, TupleShape) for v in buffer)
+        ):
             self._new(buffer, "tuple", size)
             return
         color = self.buffer_color[n]
         if self.backend.reuse_allocations:
+            sets = self.df.sets
             for v in buffer:
                 if v.index != ():
                     continue
                 c, i = v.computation, v.instruction
                 for op in i.operands:
-                    vs = self.df.sets.get((c.name, op.name), {})
+                    vs = sets.get((c.name, op.name), _NO_VALUES)
                     idx: Index = (op.index,) if op.index is not None else ()
                     for ov in vs.get(idx, ()):
                         held = self.allocation_of_value.get(ov.id)
@@ -273,7 +279,9 @@ class BufferAssigner:
             allocations = self.allocations
             screen = self.lr.ranges.get(buffer[0].id) if len(buffer) == 1 else None
             candidates: Iterable[int]
-            if screen is not None:
+            if not allocation_indices:  # nothing registered (the index holds the same ones)
+                candidates = ()
+            elif screen is not None:
                 # A cheap screen first (_passes_screen), over the allocations the index finds.
                 candidates = self._reuse.candidates(screen.start, screen.end)
             else:

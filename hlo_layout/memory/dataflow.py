@@ -157,6 +157,10 @@ class DataflowAnalysis:
         self.sets: dict[tuple[str, str], ValueSet] = {}
         self._defined_at: dict[tuple[str, str], list[HloValue]] = {}
         self.kinds = computation_kinds(module)
+        #: The computations holding buffers (kind `global`), in module order.
+        self.global_computations = [
+            c for c in module.computations if self.kinds.get(c.name) == "global"
+        ]
         self.callee_of: dict[str, tuple[Computation, Instruction]] = {}
         self._split: dict[int, tuple[ValueSet, dict[int, ValueSet]]] = {}
         #: Per while: (init, body parameter, condition parameter, body root, result) sets.
@@ -399,9 +403,7 @@ class DataflowAnalysis:
     # -- positions and uses --------------------------------------------------------------------
     def _positions_and_uses(self) -> None:
         sets, entry = self.sets, self.entry
-        for c in self.module.computations:
-            if self.kinds.get(c.name) != "global":
-                continue
+        for c in self.global_computations:
             root, cname = c.root, c.name
             for i in c.instructions:
                 vs = sets.get((cname, i.name))

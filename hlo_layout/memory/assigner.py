@@ -103,7 +103,8 @@ class BufferAssigner:
         # Sized once per distinct shape object (the parser shares one per distinct shape text;
         # the values keep each alive, so an id is not reused meanwhile).
         by_shape: dict[int, tuple[int, int]] = {}
-        self.size: dict[int, int] = {}
+        self._by_shape = by_shape
+        self.size: dict[int, int] = {}  # value id -> bytes (thread-local values: none)
         self.color: dict[int, int] = {}
         size, color = self.size, self.color
         for v in df.values:
@@ -195,12 +196,8 @@ class BufferAssigner:
         post = self._post_order()
         kinds, size, live_out = df.kinds, self.buffer_size, self.buffer_live_out
         keyed: list[tuple[int, bool, int, int]] = []
-        thread_local: list[int] = []
         for n, b in enumerate(alias.buffers):
-            kind = kinds.get(b[0].computation.name)
-            if kind != "global":
-                if kind == "thread_local":
-                    thread_local.append(n)
+            if kinds.get(b[0].computation.name) != "global":
                 continue
             if len(b) == 1:
                 first = post.get(id(b[0].instruction), 1 << 40)
@@ -214,29 +211,17 @@ class BufferAssigner:
         for n in global_buffers:
             self._assign_one(n, allocation_indices, sequential)
         self._heap(sequential)
-        # Thread-local computations: one allocation per buffer. They come after the heap's
-        # allocations in the list (as the corpus's assignments show), and their count shapes
-        # where std::partition moves the temp allocations.
-        # Their values have no live range (`_add` for one value, without its range index).
-        allocations, allocation_of_value, color = (
-            self.allocations,
-            self.allocation_of_value,
-            self.color,
-        )
-        ranges = self.lr.ranges
-        for n in thread_local:
-            b = alias.buffers[n]
-            v = b[0]
-            if len(b) > 1 or v.id in ranges:
-                constant = any(v.instruction.opcode == "constant" for v in b)
-                self._new(b, "constant" if constant else "thread_local", self.buffer_size[n])
-                continue
-            kind = "constant" if v.instruction.opcode == "constant" else "thread_local"
-            a = Allocation(len(allocations), size[n], color[v.id], kind, unranged=True)
-            a.values[v.id] = 0
-            a.live_out = v.live_out
-            allocations.append(a)
-            allocation_of_value[v.id] = a
+        # Thread-local computations: one allocation per value (each its own buffer, with no
+        # live range). They come after the heap's allocations in the list (as the corpus's
+        # assignments show), and their count shapes where std::partition moves the temp
+        # allocations.
+        allocations, by_shape, backend = self.allocations, self._by_shape, self.backend
+        for i, _index, shape in df.thread_local_values:
+            hit = by_shape.get(id(shape))
+            if hit is None:
+                hit = by_shape[id(shape)] = (value_size(shape, backend), value_color(shape))
+            kind = "constant" if i.opcode == "constant" else "thread_local"
+            allocations.append(Allocation(len(allocations), hit[0], hit[1], kind, unranged=True))
         self._combine()
 
     def _assign_one(self, n: int, allocation_indices: list[int], sequential: list[int]) -> None:

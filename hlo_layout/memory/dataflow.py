@@ -4,6 +4,9 @@ which instruction defines each value, the value set at every (instruction, index
 Deviations: phi values are created per while/conditional and pruned by the simple rule of
 PhiGraph::Optimize that matters in practice (a loop-carried element the body passes through is
 the init value); value ids follow text order with phis numbered after every defined value.
+The values of thread-local computations (reducers, comparators) are not HloValues: nothing flows
+through them and they have no live range; XLA gives each its own allocation, so they are listed
+(`thread_local_values`) for the buffer assigner to count and size.
 """
 
 from __future__ import annotations
@@ -153,6 +156,9 @@ class DataflowAnalysis:
             raise ValueError("module has no computation")
         self.entry = entry
         self.values: list[HloValue] = []
+        #: (instruction, index, shape) of every value a thread-local computation defines, in
+        #: text order (module docstring).
+        self.thread_local_values: list[tuple[Instruction, Index, Shape]] = []
         #: (computation name, instruction name) -> value set.
         self.sets: dict[tuple[str, str], ValueSet] = {}
         self._defined_at: dict[tuple[str, str], list[HloValue]] = {}
@@ -175,11 +181,27 @@ class DataflowAnalysis:
         # What an (opcode, shape, param_defines) defines, asked once per distinct triple: the
         # parser shares one shape object per distinct shape text (the entry keeps it alive).
         memo: dict[tuple[str, int, bool], tuple[Shape, list[tuple[Index, Shape]]]] = {}
+        thread_local = self.thread_local_values
         for c in self.module.computations:
             kind = self.kinds.get(c.name)
             if kind not in ("global", "thread_local"):
                 continue
             param_defines = c is entry or kind == "thread_local"
+            if kind == "thread_local":
+                for i in c.instructions:
+                    shape, op = i.shape, i.opcode
+                    key = (op, id(shape), True)
+                    hit = memo.get(key)
+                    if hit is None or hit[0] is not shape:
+                        own = [
+                            (index, s)
+                            for index, s in subshapes(shape)
+                            if defines_value(op, index, s, param_defines=True)
+                        ]
+                        hit = memo[key] = (shape, own)
+                    for index, s in hit[1]:
+                        thread_local.append((i, index, s))
+                continue
             for i in c.instructions:
                 shape, op = i.shape, i.opcode
                 key = (op, id(shape), param_defines)

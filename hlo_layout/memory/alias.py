@@ -29,6 +29,14 @@ def _idx(text: str) -> Index:
 #: AliasInfo::IsDefaultInPlaceOperation.
 _DEFAULT_IN_PLACE = frozenset({"dynamic-update-slice", "scatter", "all-reduce-start"})
 _GTE = "get-tuple-element"
+#: Opcodes output_operand_pairs may give pairs for without an `output_to_operand_aliasing`.
+_MAY_PAIR = _DEFAULT_IN_PLACE | {
+    "fusion",
+    "collective-permute",
+    "collective-permute-start",
+    "set-dimension-size",
+    "ragged-all-to-all",
+}
 #: Fusions nest a few levels in real dumps; past this a (malformed) fusion calling itself stops.
 _MAX_NESTING = 64
 
@@ -126,6 +134,15 @@ def _fusion_pairs(fusion: Instruction, module: Module, depth: int) -> list[Pair]
 
 
 def _body_pairs(fusion: Instruction, body: Computation, module: Module, depth: int) -> list[Pair]:
+    root = body.root
+    if (
+        root is not None
+        and root.opcode not in _MAY_PAIR
+        and root.opcode not in ("tuple", _GTE)
+        and not isinstance(fusion.shape, TupleShape)
+        and root.attr("output_to_operand_aliasing") is None
+    ):
+        return []  # most fusions: the loop below would find no pair for the one output
     out: list[Pair] = []
     for index in _leaf_indices(fusion.shape):
         source, source_index = _follow_tuples(body, body.root, index)
@@ -159,6 +176,9 @@ class AliasAnalysis:
 
     def __init__(self, dataflow: DataflowAnalysis) -> None:
         self.dataflow = dataflow
+        #: id(instruction) -> (instruction, its output_operand_pairs): the buffer assigner asks
+        #: again for the instructions whose operands it may share (`pairs`).
+        self._pairs: dict[int, tuple[Instruction, list[Pair]]] = {}
         parent = list(range(len(dataflow.values)))
         self._parent = parent
         df = dataflow
@@ -172,11 +192,10 @@ class AliasAnalysis:
         for init, body_param, cond_param, root, result in df.while_sets:
             for index in set(init) | set(result) | set(body_param):
                 union_sets([d.get(index, ()) for d in (init, body_param, cond_param, root, result)])
-        for c in module.computations:
-            if df.kinds.get(c.name) != "global":
-                continue
+        no_values: dict[Index, tuple[HloValue, ...]] = {}
+        for c in df.global_computations:
             for i in c.instructions:
-                vs = df.sets.get((c.name, i.name), {})
+                vs = df.sets.get((c.name, i.name), no_values)
                 for values in vs.values():
                     if len(values) > 1:
                         union_sets([values])
@@ -188,20 +207,34 @@ class AliasAnalysis:
                         broot = df.sets.get((b.name, b.root.name), {})
                         for index, values in vs.items():
                             union_sets([values, broot.get(index, ())])
-                for out_index, k, op_index in output_operand_pairs(i, module):
+                for out_index, k, op_index in self.pairs(i):
                     if k >= len(i.operands):
                         continue
                     ovs = df._operand_set(c, i, k)
                     union_sets([vs.get(out_index, ()), ovs.get(op_index, ())])
         self._donations(df)
-        groups: dict[int, list[HloValue]] = {}
-        for v in df.values:
-            groups.setdefault(self._find(v.id), []).append(v)
-        self.buffers: list[list[HloValue]] = sorted(groups.values(), key=lambda b: b[0].id)
+        # Values come in id order, so the buffers are made in the order of their smallest id.
+        self.buffers: list[list[HloValue]] = []
         self.buffer_of: dict[int, int] = {}
-        for n, members in enumerate(self.buffers):
-            for v in members:
-                self.buffer_of[v.id] = n
+        buffers, buffer_of, find = self.buffers, self.buffer_of, self._find
+        numbered: dict[int, int] = {}  # alias set's root value -> buffer number
+        for v in df.values:
+            vid = v.id
+            top = vid if parent[vid] == vid else find(vid)
+            n = numbered.get(top)
+            if n is None:
+                n = numbered[top] = len(buffers)
+                buffers.append([v])
+            else:
+                buffers[n].append(v)
+            buffer_of[vid] = n
+
+    def pairs(self, i: Instruction) -> list[Pair]:
+        """`output_operand_pairs(i, module)`, computed once per instruction."""
+        hit = self._pairs.get(id(i))
+        if hit is None or hit[0] is not i:
+            hit = self._pairs[id(i)] = (i, output_operand_pairs(i, self.dataflow.module))
+        return hit[1]
 
     def _donations(self, df: DataflowAnalysis) -> None:
         a = df.module.attr("input_output_alias")

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hlo_layout.layout.size import array_bytes
-from hlo_layout.memory.alias import AliasAnalysis, output_operand_pairs
+from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.backend import Backend
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue, Index, subshape
 from hlo_layout.memory.gpu_alias import CUBLAS_LT_TARGETS, custom_call_target, gpu_may_alias
@@ -27,9 +27,10 @@ from hlo_layout.memory.heap_simulator import (
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.syntax.opcodes import ELEMENTWISE, elementwise_on_operand
 from hlo_layout.syntax.shape import ArrayShape, OpaqueShape, Shape, TupleShape
-from hlo_layout.syntax.tree import Computation, Instruction
+from hlo_layout.syntax.tree import Computation, Instruction, Operand
 
 _VMEM_ALIGN = 1
+_NO_VALUES: dict[Index, tuple[HloValue, ...]] = {}  # the value set of a name without one
 
 
 def _offload_context(v: HloValue) -> bool:
@@ -113,11 +114,26 @@ class BufferAssigner:
         self, df: DataflowAnalysis, alias: AliasAnalysis, lr: LiveRange, backend: Backend
     ) -> None:
         self.df, self.alias, self.lr, self.backend = df, alias, lr, backend
-        self.size = {v.id: value_size(v.shape, backend) for v in df.values}
-        self.color = {v.id: value_color(v.shape) for v in df.values}
-        self.buffer_size = [max(self.size[v.id] for v in b) for b in alias.buffers]
-        self.buffer_color = [self.color[b[0].id] for b in alias.buffers]
-        self.buffer_live_out = [any(v.live_out for v in b) for b in alias.buffers]
+        # Sized once per distinct shape object (the parser shares one per distinct shape text;
+        # the values keep each alive, so an id is not reused meanwhile).
+        by_shape: dict[int, tuple[int, int]] = {}
+        self._by_shape = by_shape
+        self.size: dict[int, int] = {}  # value id -> bytes (thread-local values: none)
+        self.color: dict[int, int] = {}
+        size, color = self.size, self.color
+        for v in df.values:
+            shape = v.shape
+            hit = by_shape.get(id(shape))
+            if hit is None:
+                hit = by_shape[id(shape)] = (value_size(shape, backend), value_color(shape))
+            size[v.id], color[v.id] = hit
+        self.buffer_size = [
+            size[b[0].id] if len(b) == 1 else max(size[v.id] for v in b) for b in alias.buffers
+        ]
+        self.buffer_color = [color[b[0].id] for b in alias.buffers]
+        self.buffer_live_out = [
+            b[0].live_out if len(b) == 1 else any(v.live_out for v in b) for b in alias.buffers
+        ]
         self.allocations: list[Allocation] = []
         self.allocation_of_value: dict[int, Allocation] = {}
         self._users_cache: dict[str, dict[str, list[Instruction]]] = {}
@@ -154,30 +170,35 @@ class BufferAssigner:
         pos: dict[int, int] = {}
         n = 0
         df = self.df
-        comps = [c for c in reversed(df.module.computations) if df.kinds.get(c.name) == "global"]
+        comps = df.global_computations[::-1]
         comps.sort(key=lambda c: c is not df.entry)
         for c in comps:
-            users: dict[str, int] = {}
-            for i in c.instructions:
-                for o in i.operands:
-                    users[o.name] = users.get(o.name, 0) + 1
+            # Operands by name, as Computation.resolve reads them (the first of a name).
+            by_name: dict[str, Instruction] = {}
+            for i in reversed(c.instructions):
+                by_name[i.name] = i
+            used = {o.name for i in c.instructions for o in i.operands}
             visited: set[str] = set()
             for start in c.instructions:
-                if users.get(start.name) or start.name in visited:
+                name = start.name
+                if name in used or name in visited:
                     continue
-                stack: list[tuple[Instruction, int]] = [(start, 0)]
+                # Depth first over operands in order; an instruction is marked when found (it is
+                # entered right after, as the next one on the stack).
+                visited.add(name)
+                stack: list[tuple[Instruction, Iterator[Operand]]] = [(start, iter(start.operands))]
                 while stack:
-                    inst, k = stack.pop()
-                    if k == 0:
-                        if inst.name in visited:
-                            continue
-                        visited.add(inst.name)
-                    if k < len(inst.operands):
-                        stack.append((inst, k + 1))
-                        nxt = c.resolve(inst.operands[k])
-                        if nxt is not None and nxt.name not in visited:
-                            stack.append((nxt, 0))
+                    inst, rest = stack[-1]
+                    for o in rest:
+                        name = o[0]  # Operand.name
+                        if name not in visited:
+                            nxt = by_name.get(name)
+                            if nxt is not None:
+                                visited.add(name)
+                                stack.append((nxt, iter(nxt.operands)))
+                                break
                     else:
+                        stack.pop()
                         pos[id(inst)] = n
                         n += 1
             for i in c.instructions:
@@ -189,36 +210,40 @@ class BufferAssigner:
     def _run(self) -> None:
         df, alias = self.df, self.alias
         post = self._post_order()
-        global_buffers = [
-            n
-            for n, b in enumerate(alias.buffers)
-            if df.kinds.get(b[0].computation.name) == "global"
-        ]
-        sort_size = self.buffer_size
-        if self.backend.tables_sort_last:
-            sort_size = [
-                0 if any(isinstance(v.shape, TupleShape) or _offload_context(v) for v in b) else z
-                for b, z in zip(alias.buffers, self.buffer_size)
-            ]
-        global_buffers.sort(
-            key=lambda n: (
-                -sort_size[n],
-                not self.buffer_live_out[n],
-                min(post.get(id(v.instruction), 1 << 40) for v in alias.buffers[n]),
-            )
-        )
+        kinds, size, live_out = df.kinds, self.buffer_size, self.buffer_live_out
+        tables_last = self.backend.tables_sort_last
+        keyed: list[tuple[int, bool, int, int]] = []
+        for n, b in enumerate(alias.buffers):
+            if kinds.get(b[0].computation.name) != "global":
+                continue
+            if len(b) == 1:
+                first = post.get(id(b[0].instruction), 1 << 40)
+            else:
+                first = min(post.get(id(v.instruction), 1 << 40) for v in b)
+            z = size[n]
+            if tables_last and any(
+                isinstance(v.shape, TupleShape) or _offload_context(v) for v in b
+            ):
+                z = 0  # pointer tables and offload contexts after every other buffer
+            keyed.append((-z, not live_out[n], first, n))
+        keyed.sort()  # n last: the order of a stable sort on the first three
+        global_buffers = [k[3] for k in keyed]
         allocation_indices: list[int] = []
         sequential: list[int] = []
         for n in global_buffers:
             self._assign_one(n, allocation_indices, sequential)
         self._heap(sequential)
-        # Thread-local computations: one allocation per buffer. They come after the heap's
-        # allocations in the list (as the corpus's assignments show), and their count shapes
-        # where std::partition moves the temp allocations.
-        for n, b in enumerate(alias.buffers):
-            if df.kinds.get(b[0].computation.name) == "thread_local":
-                constant = any(v.instruction.opcode == "constant" for v in b)
-                self._new(b, "constant" if constant else "thread_local", self.buffer_size[n])
+        # Thread-local computations: one allocation per value (each its own buffer, with no
+        # live range). They come after the heap's allocations in the list (as the corpus's
+        # assignments show), and their count shapes where std::partition moves the temp
+        # allocations.
+        allocations, by_shape, backend = self.allocations, self._by_shape, self.backend
+        for i, _index, shape in df.thread_local_values:
+            hit = by_shape.get(id(shape))
+            if hit is None:
+                hit = by_shape[id(shape)] = (value_size(shape, backend), value_color(shape))
+            kind = "constant" if i.opcode == "constant" else "thread_local"
+            allocations.append(Allocation(len(allocations), hit[0], hit[1], kind, unranged=True))
         self._combine()
 
     def _assign_one(self, n: int, allocation_indices: list[int], sequential: list[int]) -> None:
@@ -237,7 +262,11 @@ class BufferAssigner:
                     allocation_indices.append(a.index)
                     self._reuse.register(a)
                 return
-        if any(isinstance(v.shape, TupleShape) for v in buffer):
+        if (
+            isinstance(buffer[0].shape, TupleShape)
+            if len(buffer) == 1
+            else any(isinstance(v.shape, TupleShape) for v in buffer)
+        ):
             self._new(buffer, "tuple", size)
             return
         color = self.buffer_color[n]
@@ -260,12 +289,13 @@ class BufferAssigner:
                 if self._maybe_assign(self.allocations[k], n):
                     return
         if self.backend.reuse_allocations:
+            sets = self.df.sets
             for v in buffer:
                 if v.index != ():
                     continue
                 c, i = v.computation, v.instruction
                 for op in i.operands:
-                    vs = self.df.sets.get((c.name, op.name), {})
+                    vs = sets.get((c.name, op.name), _NO_VALUES)
                     idx: Index = (op.index,) if op.index is not None else ()
                     for ov in vs.get(idx, ()):
                         held = self.allocation_of_value.get(ov.id)
@@ -274,7 +304,9 @@ class BufferAssigner:
             allocations = self.allocations
             screen = self.lr.ranges.get(buffer[0].id) if len(buffer) == 1 else None
             candidates: Iterable[int]
-            if screen is not None:
+            if not allocation_indices:  # nothing registered (the index holds the same ones)
+                candidates = ()
+            elif screen is not None:
                 # A cheap screen first (_passes_screen), over the allocations the index finds.
                 candidates = self._reuse.candidates(screen.start, screen.end)
             else:
@@ -399,11 +431,11 @@ class BufferAssigner:
         element = user.operands[numbers[0]].index is not None
         a = subshape(operand.shape, operand_index)
         b = subshape(user.shape, user_index)
-        shapes_equal = a is not None and b is not None and a == b
+        shapes_equal = a is not None and b is not None and (a is b or a == b)
         if shapes_equal:
             # Must-alias (in-place) pairs share whatever the backend; a pair for this output
             # that names another operand does not decide: the rules below do.
-            for out_index, k, op_index in output_operand_pairs(user, self.df.module):
+            for out_index, k, op_index in self.alias.pairs(user):
                 if out_index == user_index and k in numbers and op_index == operand_index:
                     return True
         if op == "sort" and not self.backend.sort_shares_operand:

@@ -4,6 +4,9 @@ which instruction defines each value, the value set at every (instruction, index
 Deviations: phi values are created per while/conditional and pruned by the simple rule of
 PhiGraph::Optimize that matters in practice (a loop-carried element the body passes through is
 the init value); value ids follow text order with phis numbered after every defined value.
+The values of thread-local computations (reducers, comparators) are not HloValues: nothing flows
+through them and they have no live range; XLA gives each its own allocation, so they are listed
+(`thread_local_values`) for the buffer assigner to count and size.
 """
 
 from __future__ import annotations
@@ -153,10 +156,17 @@ class DataflowAnalysis:
             raise ValueError("module has no computation")
         self.entry = entry
         self.values: list[HloValue] = []
+        #: (instruction, index, shape) of every value a thread-local computation defines, in
+        #: text order (module docstring).
+        self.thread_local_values: list[tuple[Instruction, Index, Shape]] = []
         #: (computation name, instruction name) -> value set.
         self.sets: dict[tuple[str, str], ValueSet] = {}
         self._defined_at: dict[tuple[str, str], list[HloValue]] = {}
         self.kinds = computation_kinds(module)
+        #: The computations holding buffers (kind `global`), in module order.
+        self.global_computations = [
+            c for c in module.computations if self.kinds.get(c.name) == "global"
+        ]
         self.callee_of: dict[str, tuple[Computation, Instruction]] = {}
         self._split: dict[int, tuple[ValueSet, dict[int, ValueSet]]] = {}
         #: Per while: (init, body parameter, condition parameter, body root, result) sets.
@@ -171,11 +181,29 @@ class DataflowAnalysis:
         # What an (opcode, shape, param_defines) defines, asked once per distinct triple: the
         # parser shares one shape object per distinct shape text (the entry keeps it alive).
         memo: dict[tuple[str, int, bool], tuple[Shape, list[tuple[Index, Shape]]]] = {}
+        thread_local = self.thread_local_values
         for c in self.module.computations:
             kind = self.kinds.get(c.name)
             if kind not in ("global", "thread_local"):
                 continue
             param_defines = c is entry or kind == "thread_local"
+            if kind == "thread_local":
+                for i in c.instructions:
+                    shape, op = i.shape, i.opcode
+                    if op == "async-update" and len(i.operands) > 1:
+                        op = "async-start"  # as below
+                    key = (op, id(shape), True)
+                    hit = memo.get(key)
+                    if hit is None or hit[0] is not shape:
+                        own = [
+                            (index, s)
+                            for index, s in subshapes(shape)
+                            if defines_value(op, index, s, param_defines=True)
+                        ]
+                        hit = memo[key] = (shape, own)
+                    for index, s in hit[1]:
+                        thread_local.append((i, index, s))
+                continue
             for i in c.instructions:
                 shape, op = i.shape, i.opcode
                 if op == "async-update" and len(i.operands) > 1:
@@ -189,14 +217,21 @@ class DataflowAnalysis:
                         if defines_value(op, index, s, param_defines=param_defines)
                     ]
                     hit = memo[key] = (shape, own)
-                if not hit[1]:
+                own = hit[1]
+                if not own:
                     continue
                 n = len(values)
-                mine = [HloValue(n + k, c, i, index, s) for k, (index, s) in enumerate(hit[1])]
-                values.extend(mine)
-                found = defined_at.get((c.name, i.name))
+                if len(own) == 1:  # most instructions: one array value
+                    v = HloValue(n, c, i, own[0][0], own[0][1])
+                    values.append(v)
+                    mine = [v]
+                else:
+                    mine = [HloValue(n + k, c, i, index, s) for k, (index, s) in enumerate(own)]
+                    values.extend(mine)
+                where = (c.name, i.name)
+                found = defined_at.get(where)
                 if found is None:
-                    defined_at[(c.name, i.name)] = mine
+                    defined_at[where] = mine
                 else:
                     found.extend(mine)
 
@@ -408,9 +443,7 @@ class DataflowAnalysis:
     # -- positions and uses --------------------------------------------------------------------
     def _positions_and_uses(self) -> None:
         sets, entry = self.sets, self.entry
-        for c in self.module.computations:
-            if self.kinds.get(c.name) != "global":
-                continue
+        for c in self.global_computations:
             root, cname = c.root, c.name
             for i in c.instructions:
                 vs = sets.get((cname, i.name))

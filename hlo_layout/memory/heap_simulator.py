@@ -345,13 +345,21 @@ def best_fit_both(events: Events, alignment: int) -> tuple[HeapResult, HeapResul
 
 def choose_best_fit(events: Events, alignment: int, order: str | None = None) -> HeapResult:
     """ChooseBestHeapAlgorithm over the spatial and temporal packings: the smaller heap, spatial
-    on ties. The temporal packing is skipped when the spatial one already reaches a lower bound
-    no packing can beat (_Packer.lower_bound): it could then only tie, and ties go to spatial.
+    on ties. In Python the temporal packing is skipped when the spatial one already reaches a
+    lower bound no packing can beat (_Packer.lower_bound): it could then only tie, and ties go to
+    spatial. The compiled loop packs faster than that bound is summed: it runs both, and the
+    offsets are read out of the winner only.
     `order`: one packing in that order alone, as AssignBuffersWithSequentialOrdering runs when
     given a heap_buffer_interval_compare (kCustom; Backend.heap_order)."""
     packer = _Packer(_intervals(events))
     if order is not None:
         return packer.pack(alignment, order)
+    if _HEAP is not None and not packer.small:
+        s_heap, s_offsets = packer._run_compiled(_HEAP, alignment, "spatial")
+        t_heap, t_offsets = packer._run_compiled(_HEAP, alignment, "temporal")
+        if s_heap <= t_heap:
+            return packer._compiled_result("spatial", s_heap, s_offsets)
+        return packer._compiled_result("temporal", t_heap, t_offsets)
     spatial = packer.pack(alignment, "spatial")
     if spatial.heap_size <= packer.lower_bound(alignment):
         return spatial
@@ -512,6 +520,13 @@ class _Packer:
         return self._flat_cache
 
     def _pack_compiled(self, heap_module: ModuleType, alignment: int, sort: str) -> HeapResult:
+        heap, out = self._run_compiled(heap_module, alignment, sort)
+        return self._compiled_result(sort, heap, out)
+
+    def _run_compiled(
+        self, heap_module: ModuleType, alignment: int, sort: str
+    ) -> tuple[int, np.ndarray]:
+        """The compiled packing: (heap size, offset per position in start order)."""
         import numpy as np
 
         flat = self._flat()
@@ -521,6 +536,14 @@ class _Packer:
         heap = heap_module.pack(
             order, gptr, gmem, starts, ends, sizes, aptr, aids, self.stride, alignment, out
         )
+        return int(heap), out
+
+    def _compiled_result(self, sort: str, heap: int, out: np.ndarray) -> HeapResult:
+        """_run_compiled's packing as a HeapResult."""
+        import numpy as np
+
+        gptr, gmem, _starts, _ends, sizes, _aptr, _aids = self._flat()
+        order = self._orders[sort]
         # The dicts in the Python loop's order (packing order, each group's members in turn):
         # the members' positions are gmem's runs taken in packing order.
         lens = (gptr[1:] - gptr[:-1])[order]

@@ -105,7 +105,8 @@ class LiveRange:
         spans = self.spans
         entry = df.entry
         donated = self.alias.is_donated
-        roots = {c.name: c.root for c in module.computations}
+        # Only the flattened computations' roots are read (a root elsewhere has no time).
+        roots = {c.name: c.root for c in module.computations if c.name in spans}
         while_body_param: dict[int, Instruction] = {}
         for _c, i in self.sequence:
             if i.opcode == "while":
@@ -113,43 +114,48 @@ class LiveRange:
                 body = module.computation(names.get("body", ""))
                 if body is not None and body.parameter_instructions:
                     while_body_param[id(i)] = body.parameter_instructions[0]
+        async_context, end_time, ranges = self.async_context, self.end_time, self.ranges
         for v in df.values:
             i = v.instruction
             t = time.get(id(i))
-            if t is None or v.computation.name not in spans:
+            if t is None:
                 continue
             c = v.computation
-            span = spans[c.name]
+            span = spans.get(c.name)
+            if span is None:
+                continue
             is_root = roots.get(c.name) is i
             start = span[0] if i.opcode == "parameter" else t
             definition_end = span[1] if is_root else t
-            ctx = self.async_context.get(c.name)
+            ctx = async_context.get(c.name)
             if ctx is not None:
                 done = self._async_done_time(ctx)
                 if done is not None:
                     definition_end = max(definition_end, done)
             end = definition_end
-            end_position = v.positions[0] if v.positions else (c, i, v.index)
-            for pos in v.positions[1:]:
-                pc, pi, _ = pos
-                if roots.get(pc.name) is pi:
-                    if pc.name not in spans:
-                        continue
-                    pt = spans[pc.name][1]
-                else:
-                    got = time.get(id(pi))
-                    if got is None:
-                        continue
-                    pt = got
-                if pt > end:
-                    end = pt
-                    end_position = pos
+            positions = v.positions
+            end_position = positions[0] if positions else (c, i, v.index)
+            if len(positions) > 1:
+                for pos in positions[1:]:
+                    pc, pi, _ = pos
+                    if roots.get(pc.name) is pi:
+                        if pc.name not in spans:
+                            continue
+                        pt = spans[pc.name][1]
+                    else:
+                        got = time.get(id(pi))
+                        if got is None:
+                            continue
+                        pt = got
+                    if pt > end:
+                        end = pt
+                        end_position = pos
             if (
                 i.opcode == "parameter"
                 and c is entry
                 and not donated(i.parameter_number or 0, v.index)
             ):
-                end = self.end_time
+                end = end_time
             else:
                 last_use = -1
                 for _, user, _, _ in v.uses:
@@ -162,12 +168,15 @@ class LiveRange:
                     ut = time.get(id(user))
                     if ut is not None and ut > last_use:
                         last_use = ut
-                end = max(end, last_use)
-            self.ranges[v.id] = TimeBound(start, end, end_position)
+                if last_use > end:
+                    end = last_use
+            ranges[v.id] = TimeBound(start, end, end_position)
 
     def _normalize(self) -> None:
         ranges = self.ranges
         for buffer in self.alias.buffers:
+            if len(buffer) < 2:  # most buffers: nothing to chain
+                continue
             members = [(ranges[v.id], v.id) for v in buffer if v.id in ranges]
             if len(members) < 2:
                 continue

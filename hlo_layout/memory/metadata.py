@@ -16,13 +16,19 @@ _FIELD = re.compile(r"(\w+)=(\d+)")
 
 
 class SourceInfo:
-    """Resolves op_name and `file:line` of instructions (stack frames read once per module)."""
+    """Resolves op_name and `file:line` of instructions (stack frames read once per module, when
+    an instruction first needs them: the memory report resolves only the buffers it shows)."""
 
     def __init__(self, module: Module) -> None:
+        self.module = module
+        self._read = False
         self.files: dict[int, str] = {}
         self.locations: dict[int, tuple[int, int]] = {}
         self.frames: dict[int, int] = {}
-        for section in module.sections:
+
+    def _read_sections(self) -> None:
+        self._read = True
+        for section in self.module.sections:
             for e in section.entries:
                 raw = e.raw
                 if section.name == "FileNames":
@@ -46,6 +52,8 @@ class SourceInfo:
             return op_name, f"{unescape(f.group(1))}:{line.group(1)}"
         fr = _FRAME.search(raw)
         if fr:
+            if not self._read:
+                self._read_sections()
             loc = self.locations.get(self.frames.get(int(fr.group(1)), -1))
             if loc is not None and loc[0] in self.files:
                 return op_name, f"{self.files[loc[0]]}:{loc[1]}"

@@ -280,9 +280,15 @@ class Computation:
 
     @property
     def parameter_instructions(self) -> tuple[Instruction, ...]:
-        """`parameter(N)` instructions ordered by N."""
-        params = [i for i in self.instructions if i.opcode == PARAMETER]
-        return tuple(sorted(params, key=lambda i: i.parameter_number or 0))
+        """`parameter(N)` instructions ordered by N. Cached (found by a scan; the memory
+        analysis asks per fusion operand it may share)."""
+        cache = self._cache
+        found = cache.get("parameters")
+        if found is None:
+            params = [i for i in self.instructions if i.opcode == PARAMETER]
+            params.sort(key=lambda i: i.parameter_number or 0)
+            found = cache["parameters"] = tuple(params)
+        return found  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@
  * expression does and builds the same Instruction the Python builds, with the same memos. It
  * also takes the lines of older dumps whose operands carry their shapes (`add(f32[] %x, f32[]
  * %y)`), which the Python reads by `_slow_instruction` and `_shaped_operands`, and builds what
- * those build (see `shaped_list`). It
+ * those build (see `shaped_read`). It
  * never decides a fallback: at the first line it does not take whole (no `_HEAD` match, a memo
  * callback that raises, a tail the grammar rejects, a literal or parameter number that is not a
  * word or integer), it stops and hands that line back, and the Python loop reads it again, so
@@ -105,8 +105,9 @@ static Py_ssize_t string_end(const Text *t, Py_ssize_t p) {
 }
 
 /* Where `_HEAD` puts its groups: 1 root (from start1, `root` when non-empty), 2 name, 3 shape,
- * 4 opcode, 5 operands (inner), 6 tail (to the end of the line). `shaped`: the operands are a
- * list `shaped_list` takes instead (inner1 is the `)` that `_slow_instruction` finds). */
+ * 4 opcode, 5 operands (inner), 6 tail (to the end of the line). `shaped`: 1 the operands are
+ * a list `shaped_read` takes instead (`count` of them), 2 a list with comments, read once they
+ * are removed; inner1 is then the `)` that `_slow_instruction` finds. */
 typedef struct {
     Py_ssize_t start1, name0, name1, shape0, shape1, op0, op1, inner0, inner1, tail0, count;
     int root, shaped;
@@ -155,15 +156,31 @@ typedef struct {
     int comma;
 } ShapedOperand;
 
+/* The end of the tuple shape at p, `_shape_at`'s: after the `)` matching its `(` (only
+ * parentheses counted), or -1. */
+static Py_ssize_t tuple_end(const Text *t, Py_ssize_t p) {
+    Py_ssize_t depth = 0;
+    for (;; p++) {
+        Py_UCS4 c = at(t, p);
+        if (c == END)
+            return -1;
+        if (c == '(')
+            depth++;
+        else if (c == ')' && --depth == 0)
+            return p + 1;
+    }
+}
+
 /* `_SHAPED_OPERAND.match(list, pos)` on the list `u` (a view that ends where the list does):
- * `[ \t]*(ARRAY)[ \t]+(NAME)(?:#([0-9]+))?[ \t]*(,|$)`. 1 with the parts in `o`, or 0. Each
- * part is decided by the next character (a name is taken whole, as no name character may
- * follow one), so one pass decides it; an array with a `<...>` layout gives 0 (the Python
+ * `[ \t]*(ARRAY)[ \t]+(NAME)(?:#([0-9]+))?[ \t]*(,|$)`, where ARRAY may also be a tuple shape
+ * (`tuple_end`) in a list `shaped_read` reads as the general split. 1 with the parts in `o`, or
+ * 0. Each part is decided by the next character (a name is taken whole, as no name character
+ * may follow one), so one pass decides it; an array with a `<...>` layout gives 0 (the Python
  * reads it). */
 static int shaped_operand(const Text *u, Py_ssize_t pos, ShapedOperand *o) {
     Py_ssize_t p = skip_blanks(u, pos);
     o->s0 = p;
-    p = array_end(u, p);
+    p = at(u, p) == '(' ? tuple_end(u, p) : array_end(u, p);
     if (p < 0 || !is_blank(at(u, p)))
         return 0;
     o->s1 = p;
@@ -194,32 +211,72 @@ static int shaped_operand(const Text *u, Py_ssize_t pos, ShapedOperand *o) {
     return 1;
 }
 
-/* The `)` that ends the shaped operand list opened at a (its `(` at a - 1), or -1.
+/* The `)` that `_slow_instruction` finds for the operand list opened at a (its `(` at a - 1):
+ * the first `)`, or when a `(` comes before it, the `)` matching the opening one (only
+ * parentheses counted, in comments too). -1 when there is none or a `"` comes first (the
+ * Python's). `*comment`: whether the list holds a `/` `*`. */
+static Py_ssize_t list_close(const Text *t, Py_ssize_t a, int *comment) {
+    Py_ssize_t depth = 1;
+    *comment = 0;
+    for (Py_ssize_t p = a;; p++) {
+        Py_UCS4 c = at(t, p);
+        if (c == END || c == '"')
+            return -1;
+        if (c == '(')
+            depth++;
+        else if (c == ')' && --depth == 0)
+            return p;
+        else if (c == '/' && at(t, p + 1) == '*')
+            *comment = 1;
+    }
+}
+
+/* The number of operands of the list u[a:] (comments removed, `u` ends where it does) as
+ * `_operands` reads it, or -1 where it reads no shaped list (or the Python must).
  *
- * `_slow_instruction` ends the list at the first `)` (a `(` before it sends the list
- * elsewhere), and `_operands` hands a list with no `"` (and no comment: `slow_line` declines
- * those) to `_shaped_operands`, which takes it when every operand matches `shaped_operand`
- * and the last has no comma. `*count` is the number of operands. */
-static Py_ssize_t shaped_list(const Text *t, Py_ssize_t a, Py_ssize_t *count) {
-    Py_ssize_t close = a;
-    for (;; close++) {
-        Py_UCS4 c = at(t, close);
-        if (c == ')')
-            break;
-        if (c == END || c == '(' || c == '"')
+ * A list without `(` and `"` goes to `_shaped_operands`, which takes it when every operand
+ * matches `shaped_operand` and the last has no comma. A list with a `(` (a tuple shape, a tiled
+ * layout) and a `[` is split at the commas outside brackets, after checking that they nest
+ * (`_split_top`), and each piece read as a shape (an array, or a tuple up to its matching
+ * parenthesis), blanks and a name: where the brackets nest, those pieces are the operands
+ * `shaped_operand` reads one after the other (a shape's brackets close within it), so the same
+ * reading serves both. */
+static Py_ssize_t shaped_read(const Text *u, Py_ssize_t a) {
+    int parens = 0, square = 0;
+    for (Py_ssize_t i = a; i < u->len; i++) {
+        Py_UCS4 c = at(u, i);
+        if (c == '"')
+            return -1;
+        parens |= c == '(';
+        square |= c == '[';
+    }
+    if (!square)
+        return -1; /* `_operands` reads a list of bare names */
+    if (parens) {
+        /* `_split_top`: brackets of every kind nest; deeper than the stack, the Python's. */
+        char stack[64];
+        int top = 0;
+        for (Py_ssize_t i = a; i < u->len; i++) {
+            Py_UCS4 c = at(u, i);
+            if (c == '(' || c == '[' || c == '{') {
+                if (top == (int)sizeof stack)
+                    return -1;
+                stack[top++] = (char)c;
+            } else if (c == ')' || c == ']' || c == '}') {
+                char open = c == ')' ? '(' : c == ']' ? '[' : '{';
+                if (top == 0 || stack[--top] != open)
+                    return -1;
+            }
+        }
+        if (top)
             return -1;
     }
-    Text u = *t; /* the list alone: the pattern sees nothing past it */
-    u.len = close;
     ShapedOperand o = {0};
     Py_ssize_t n = 0;
-    for (Py_ssize_t pos = a; pos < close; pos = o.next, n++)
-        if (!shaped_operand(&u, pos, &o))
+    for (Py_ssize_t pos = a; pos < u->len; pos = o.next, n++)
+        if (!shaped_operand(u, pos, &o))
             return -1;
-    if (o.comma || n == 0)
-        return -1;
-    *count = n;
-    return close;
+    return o.comma || n == 0 ? -1 : n;
 }
 
 /* `_FLAT_OPERANDS` from p: the position after it, or -1 when it does not match. */
@@ -334,11 +391,20 @@ static int frame(const Text *t, Head *h) {
     if (q < 0 || at(t, q) != ')') {
         q = skip_blanks(t, e + 1);
         if (at(t, q) != ')') {
-            /* Not a `_HEAD` line (its list holds a `[`): maybe `_slow_instruction`'s shaped one. */
-            q = shaped_list(t, e + 1, &h->count);
+            /* Not a `_HEAD` line: maybe `_slow_instruction`'s with a shaped list. A list with
+             * comments is read once they are removed (`instruction`). */
+            int comment;
+            q = list_close(t, e + 1, &comment);
             if (q < 0)
                 return 0;
-            h->shaped = 1;
+            if (!comment) {
+                Text u = *t; /* the list alone: the pattern sees nothing past it */
+                u.len = q;
+                h->count = shaped_read(&u, e + 1);
+                if (h->count < 0)
+                    return 0;
+            }
+            h->shaped = 1 + comment;
         }
     }
     h->inner1 = q;
@@ -518,7 +584,7 @@ static PyObject *memo(PyObject *dict, PyObject *fn, PyObject *key) {
     return v;
 }
 
-/* The operands of the shaped list line[a:b] (`shaped_list` took it, `count` of them) as
+/* The operands of the shaped list line[a:b] (`shaped_read` took it, `count` of them) as
  * `_shaped_operands` builds them: Operand(name, index, _shape(shape text)). Memoized in
  * `operands` by the operand's text from its shape to its name's end (which holds a `[`, so it is
  * no key of a flat list's operand); the shapes in `shapes`. New reference or NULL. */
@@ -571,10 +637,55 @@ fail:
     return NULL;
 }
 
+/* The end of the comment `/\*.*?\*\/` that starts at p (before b), or -1 (unclosed). */
+static Py_ssize_t comment_end(const Text *t, Py_ssize_t p, Py_ssize_t b) {
+    for (Py_ssize_t q = p + 2; q + 1 < b; q++)
+        if (at(t, q) == '*' && at(t, q + 1) == '/')
+            return q + 2;
+    return -1;
+}
+
+/* `_COMMENT.sub("", line[a:b])`: a new str, or NULL with the error. */
+static PyObject *uncomment(PyObject *line, const Text *t, Py_ssize_t a, Py_ssize_t b) {
+    PyObject *pieces = PyList_New(0), *out = NULL;
+    if (pieces == NULL)
+        return NULL;
+    Py_ssize_t keep = a;
+    for (Py_ssize_t p = a; p + 1 < b;) {
+        if (at(t, p) != '/' || at(t, p + 1) != '*') {
+            p++;
+            continue;
+        }
+        Py_ssize_t q = comment_end(t, p, b);
+        if (q < 0)
+            break; /* no comment closes after this one: the rest stays */
+        PyObject *piece = PyUnicode_Substring(line, keep, p);
+        if (piece == NULL || PyList_Append(pieces, piece) < 0) {
+            Py_XDECREF(piece);
+            goto done;
+        }
+        Py_DECREF(piece);
+        keep = p = q;
+    }
+    PyObject *piece = PyUnicode_Substring(line, keep, b);
+    if (piece == NULL || PyList_Append(pieces, piece) < 0) {
+        Py_XDECREF(piece);
+        goto done;
+    }
+    Py_DECREF(piece);
+    PyObject *empty = PyUnicode_New(0, 0);
+    if (empty != NULL)
+        out = PyUnicode_Join(empty, pieces);
+    Py_XDECREF(empty);
+done:
+    Py_DECREF(pieces);
+    return out;
+}
+
 /* Whether `_scan_lines` gives the line (a shaped one, framed from `start`) to
- * `_slow_instruction`: no `\r` inside its stripped text, no comment opener (even a closed comment
- * is the Python's), and no `//` in `_STRINGS.sub("", line)` (strings are removed first, so a `/`
- * on each side of one makes a `//`). `*end`: the end of `line.rstrip(" \t\f\r")`. */
+ * `_slow_instruction`: no `\r` inside its stripped text, no `/` `*` in `_COMMENT.sub("", line)`
+ * (an unclosed comment, or one made by taking a comment out), and no `//` in
+ * `_STRINGS.sub("", line)` (likewise). `*end`: the end of `line.rstrip(" \t\f\r")`. */
 static int slow_line(const Text *t, Py_ssize_t start, Py_ssize_t *end) {
     Py_ssize_t e = t->len;
     for (;;) {
@@ -585,12 +696,23 @@ static int slow_line(const Text *t, Py_ssize_t start, Py_ssize_t *end) {
             break;
     }
     *end = e;
-    for (Py_ssize_t p = 0; p < t->len; p++) {
+    Py_UCS4 last = 0; /* the last character `_COMMENT.sub` keeps */
+    for (Py_ssize_t p = 0; p < t->len;) {
         Py_UCS4 c = at(t, p);
-        if ((c == '\r' && p >= start && p < e) || (c == '/' && at(t, p + 1) == '*'))
+        if (c == '\r' && p >= start && p < e)
             return 0;
+        if (c == '/' && at(t, p + 1) == '*') {
+            p = comment_end(t, p, t->len);
+            if (p < 0)
+                return 0;
+            continue;
+        }
+        if (c == '*' && last == '/')
+            return 0;
+        last = c;
+        p++;
     }
-    Py_UCS4 last = 0; /* the last character `_STRINGS.sub` keeps */
+    last = 0; /* the last character `_STRINGS.sub` keeps */
     for (Py_ssize_t p = 0; p < t->len;) {
         Py_UCS4 c = at(t, p);
         if (c == '"') {
@@ -643,7 +765,20 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
         /* `_slow_instruction` reads a constant's or a parameter's parentheses otherwise. */
         if (constant || parameter)
             goto decline;
-        operands = shaped_tuple(c, line, t, h->inner0, h->inner1, h->count);
+        if (h->shaped == 2) {
+            /* `_operands` reads the list with its comments taken out. */
+            tmp = uncomment(line, t, h->inner0, h->inner1);
+            if (tmp == NULL)
+                goto error;
+            Text u = text_of(tmp);
+            Py_ssize_t count = shaped_read(&u, 0);
+            if (count < 0)
+                goto decline;
+            operands = shaped_tuple(c, tmp, &u, 0, u.len, count);
+            Py_CLEAR(tmp);
+        } else {
+            operands = shaped_tuple(c, line, t, h->inner0, h->inner1, h->count);
+        }
         if (operands == NULL)
             goto decline;
     } else if (constant) {

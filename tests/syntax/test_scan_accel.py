@@ -249,6 +249,9 @@ _SHAPED_BODY = [
     '  %x = f32[8]{0} add(f32[8]{0} %p0, f32[8]{0} %b), metadata={op_name="a//b" source_line=3}',
     "  %y = f32[8]{0} add(f32[8]{0} %x, f32[8]{0} %b)  \r",
     "  %g = f32[8]{0} get-tuple-element(s32[] %t#1,\tbf16[2,3]{1,0} %u.2#0 ), index=0",
+    "  %h = f32[8]{0} get-tuple-element((f32[8]{0}, (s32[])) %t), index=0",
+    "  %i = bf16[8]{0:T(8)} add(bf16[8]{0:T(8)} %t, (f32[], s32[]) %u.2#1)",
+    "  %j = s32[] get-tuple-element((f32[8]{0}, /*index=1*/s32[]) %t), index=1, x={/*index=2*/1}",
 ]
 
 
@@ -266,6 +269,11 @@ def test_the_compiled_loop_takes_shaped_operand_lines() -> None:
         ("t", 1, "s32[]"),
         ("u.2", 0, "bf16[2,3]{1,0}"),
     ]
+    assert [(o.name, o.index, str(o.shape)) for o in instructions[5].operands] == [
+        ("t", None, "bf16[8]{0:T(8)}"),
+        ("u.2", 1, "(f32[], s32[])"),
+    ]
+    assert str(instructions[6].operands[0].shape) == "(f32[8]{0}, s32[])"
 
 
 #: Every name the generated lines use, defined (an undefined operand's error would hide the tree).
@@ -280,25 +288,45 @@ def _shaped_module(line: str) -> str:
     return f"HloModule m\n\n%f {{\n{params}{body}\n{line}\n  ROOT %r = f32[8]{{0}} copy(%p0)\n}}\n"
 
 
-#: Each part of a shaped-operand line: (well formed, written wrong). Shapes with parentheses
-#: or `<...>` layouts, tuples and `#N` indices are the Python's.
+#: Each part of a shaped-operand line: (well formed, written wrong).
 _SHAPED_PARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "head": (("  ", "\t", " \t"), ("  ROOT ", " \r ", "", "\f")),
     "name": (("%s", "s.1", "-s"), ("ROOT", "%s#1", "%", "s->t")),
     "shape": (("f32[8]{0}", "(f32[], s32[])", "s32[]"), ("f32[8]<0>", "((f32[]))", "f32[8]{0")),
     "opcode": (("add", "broadcast", "all-gather", "get-tuple-element"), ("constant", "parameter")),
-    "lead": (("", " ", "  "), ("\t", "\f", "\v", "/*x*/")),
+    "lead": (
+        ("", " ", "  ", "/*index=5*/"),
+        ("\f", "\v", "/*", "*/", "/*(*/", "/*)*/", "/ /*c*/*"),
+    ),
     "operand_shape": (
-        ("f32[]", "f32[8]{0}", "bf16[2,3]{1,0}", "s32[<=3]", "pred[2]{0}", "s32[?]"),
         (
-            "bf16[8,128]{1,0:T(8,128)}",
+            "f32[]",
+            "f32[8]{0}",
+            "bf16[2,3]{1,0}",
+            "s32[<=3]",
+            "pred[2]{0}",
+            "s32[?]",
+            "bf16[8,128]{1,0:T(8,128)(2,1)}",
+            "(f32[], s32[2]{0})",
+            "(f32[8]{0}, (s32[], pred[]))",
+            "(f32[], /*index=1*/s32[])",
+        ),
+        (
             "u8[2]<0:1>",
-            "(f32[], s32[])",
             "f32[8]{0",
             "f32",
             "F32[2]",
             "f32[2]{0}}",
             "f32[" + "9" * 30 + "]",
+            "()",
+            "(f32[]",
+            "(f32[]))",
+            "b(f32[])",
+            "(f32[8]{0)}",
+            "f32[2]{1,0:T(8}",
+            "(f32[], /*index=1)*/s32[])",
+            "(f32[], s32[]",
+            "(" * 70 + "f32[]" + ")" * 70,
         ),
     ),
     "gap": ((" ", "\t", " \t "), ("", "\f", "\v", "\u2003", "\n")),
@@ -333,6 +361,9 @@ _SHAPED_PARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             " x",
             ", x={",
             "\r, x=1",
+            " /*",
+            ", x=1 /*",
+            ", x={/*)*/1}",
         ),
     ),
 }

@@ -86,19 +86,27 @@ static inline Py_ssize_t skip_blanks(const Text *t, Py_ssize_t p) {
     return p;
 }
 
-/* The end of the string token `"[^"\\\n]*(?:\\.[^"\\\n]*)*"` at p, or -1 (no token: the
- * tokenizer then passes over the quote, as `_TAIL_TOKEN.finditer` does). */
+/* The end of the string token `"[^"\\\n]*(?:\\.[^"\\\n]*)*"` at p, or < 0: no token (the
+ * tokenizer then passes over the quote, as `_TAIL_TOKEN.finditer` does), -2 at a line break,
+ * NO_STRING at the end of the text. After NO_STRING no later quote begins a token either (a
+ * quote the scan passed over was escaped, and the scan from it goes on as this one did), so the
+ * callers stop asking: a text of many escaped quotes costs one scan, not one per quote. */
+#define NO_STRING (-1)
 static Py_ssize_t string_end(const Text *t, Py_ssize_t p) {
     for (Py_ssize_t q = p + 1;; q++) {
         Py_UCS4 c = at(t, q);
-        if (c == END || c == '\n')
-            return -1;
+        if (c == END)
+            return NO_STRING;
+        if (c == '\n')
+            return -2;
         if (c == '"')
             return q + 1;
         if (c == '\\') {
             c = at(t, q + 1);
-            if (c == END || c == '\n')
-                return -1;
+            if (c == END)
+                return NO_STRING;
+            if (c == '\n')
+                return -2;
             q++;
         }
     }
@@ -713,14 +721,16 @@ static int slow_line(const Text *t, Py_ssize_t start, Py_ssize_t *end) {
         p++;
     }
     last = 0; /* the last character `_STRINGS.sub` keeps */
+    int strings = 1; /* see NO_STRING */
     for (Py_ssize_t p = 0; p < t->len;) {
         Py_UCS4 c = at(t, p);
-        if (c == '"') {
+        if (c == '"' && strings) {
             Py_ssize_t q = string_end(t, p);
             if (q >= 0) {
                 p = q;
                 continue;
             }
+            strings = q != NO_STRING;
         }
         if (c == '/' && last == '/')
             return 0;
@@ -1001,10 +1011,12 @@ static PyObject *split_top(PyObject *self, PyObject *arg) {
     if (stack == NULL || out == NULL)
         goto error;
     Py_ssize_t start = 0;
+    int strings = 1; /* see NO_STRING */
     for (Py_ssize_t p = 0; p < t.len;) {
         Py_UCS4 c = at(&t, p);
         if (c == '"') {
-            Py_ssize_t e = string_end(&t, p);
+            Py_ssize_t e = strings ? string_end(&t, p) : NO_STRING;
+            strings = e != NO_STRING;
             p = e < 0 ? p + 1 : e;
             continue;
         }
@@ -1142,10 +1154,12 @@ static PyObject *skeleton(PyObject *self, PyObject *arg) {
     if (buf == NULL)
         return PyErr_NoMemory();
     Py_ssize_t n = 0;
+    int strings = 1; /* see NO_STRING */
     for (Py_ssize_t p = 0; p < t.len;) {
         Py_UCS4 c = at(&t, p);
-        if (c == '"') {
+        if (c == '"' && strings) {
             Py_ssize_t e = string_end(&t, p);
+            strings = e != NO_STRING;
             if (e >= 0) {
                 PyUnicode_WRITE(t.kind, buf, n, '"');
                 PyUnicode_WRITE(t.kind, buf, n + 1, '"');

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import random
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -214,6 +215,9 @@ def test_random_edits(monkeypatch: pytest.MonkeyPatch, data: st.DataObject) -> N
         "  %a = f32[8]{0} add(f32[8]{0} %p0) // comment",
         '  %a = f32[8]{0} add(f32[8]{0} %p0), metadata={op_name="a"//"b"}',
         "  %a = f32[8]{0} add(" + ", ".join(["f32[8]{0} %p0"] * 20_000) + ")",
+        '  %a = f32[8]{0} add(%p0), a="' + '\\"' * 3000,
+        '  %a = f32[8]{0} add(f32[8]{0} %p0), a="x", b="' + '\\"' * 3000 + " //",
+        "  %a = f32[8]{0} add(f32[8]{0} %p0), a=" + '\\"' * 3000 + '"x"',
     ],
     ids=lambda line: repr(line[:40]) + (f"+{len(line) - 40}" if len(line) > 40 else ""),
 )
@@ -223,6 +227,21 @@ def test_hostile_lines(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
     head += "  %p0 = f32[8]{0} parameter(0)\n"
     for tail in ("  ROOT %r = f32[8]{0} copy(%p0)\n}\n", ""):
         _same(head + line + "\n" + tail, monkeypatch)
+
+
+def test_escaped_quotes_cost_one_scan() -> None:
+    """A quote whose string runs to the end of the text has no later string after it: the
+    compiled readers stop looking (200,000 escaped quotes took minutes, one scan per quote)."""
+    assert COMPILED is not None
+    quotes = '\\"' * 200_000
+    tail = ', a="' + quotes
+    # A `//` after the strings: the compiled loop declines the line before reading its tail.
+    line = '  %a = f32[8]{0} add(f32[8]{0} %p0), a="x", b="' + quotes + " //"
+    start = time.process_time()
+    assert COMPILED.skeleton(tail) == tail  # no string, no digit
+    assert COMPILED.split_top(tail) == [(0, 0), (1, len(tail))]
+    assert COMPILED.run([line], 0, 0, [], _ctx(Source(line, "x"))) == (0, 0)
+    assert time.process_time() - start < 2.0
 
 
 def test_the_compiled_loop_takes_common_lines() -> None:

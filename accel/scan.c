@@ -3,6 +3,9 @@
  * Twin of the `_HEAD` branch of `hlo_layout/syntax/scan.py::_scan_lines` (the pure-Python code
  * stays the reference and the fallback). `run` frames each line exactly as the `_HEAD` regular
  * expression does and builds the same Instruction the Python builds, with the same memos. It
+ * also takes the lines of older dumps whose operands carry their shapes (`add(f32[] %x, f32[]
+ * %y)`), which the Python reads by `_slow_instruction` and `_shaped_operands`, and builds what
+ * those build (see `shaped_read`). It
  * never decides a fallback: at the first line it does not take whole (no `_HEAD` match, a memo
  * callback that raises, a tail the grammar rejects, a literal or parameter number that is not a
  * word or integer), it stops and hands that line back, and the Python loop reads it again, so
@@ -16,7 +19,7 @@
 #include <structmember.h>
 
 /* Interface version; hlo_layout/syntax/scan.py passes the same number to accel.load. */
-#define SCAN_ABI 4
+#define SCAN_ABI 5
 
 /* A value no character has: what `at` reads past either end of a line. */
 #define END ((Py_UCS4)0x110000)
@@ -83,12 +86,206 @@ static inline Py_ssize_t skip_blanks(const Text *t, Py_ssize_t p) {
     return p;
 }
 
+/* The end of the string token `"[^"\\\n]*(?:\\.[^"\\\n]*)*"` at p, or < 0: no token (the
+ * tokenizer then passes over the quote, as `_TAIL_TOKEN.finditer` does), -2 at a line break,
+ * NO_STRING at the end of the text. After NO_STRING no later quote begins a token either (a
+ * quote the scan passed over was escaped, and the scan from it goes on as this one did), so the
+ * callers stop asking: a text of many escaped quotes costs one scan, not one per quote. */
+#define NO_STRING (-1)
+static Py_ssize_t string_end(const Text *t, Py_ssize_t p) {
+    for (Py_ssize_t q = p + 1;; q++) {
+        Py_UCS4 c = at(t, q);
+        if (c == END)
+            return NO_STRING;
+        if (c == '\n')
+            return -2;
+        if (c == '"')
+            return q + 1;
+        if (c == '\\') {
+            c = at(t, q + 1);
+            if (c == END)
+                return NO_STRING;
+            if (c == '\n')
+                return -2;
+            q++;
+        }
+    }
+}
+
 /* Where `_HEAD` puts its groups: 1 root (from start1, `root` when non-empty), 2 name, 3 shape,
- * 4 opcode, 5 operands (inner), 6 tail (to the end of the line). */
+ * 4 opcode, 5 operands (inner), 6 tail (to the end of the line). `shaped`: 1 the operands are
+ * a list `shaped_read` takes instead (`count` of them), 2 a list with comments, read once they
+ * are removed; inner1 is then the `)` that `_slow_instruction` finds. */
 typedef struct {
-    Py_ssize_t start1, name0, name1, shape0, shape1, op0, op1, inner0, inner1, tail0;
-    int root;
+    Py_ssize_t start1, name0, name1, shape0, shape1, op0, op1, inner0, inner1, tail0, count;
+    int root, shaped;
 } Head;
+
+/* The end of an array shape `[a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?` at p, or -1. */
+static Py_ssize_t array_end(const Text *t, Py_ssize_t p) {
+    if (!is_lower(at(t, p)))
+        return -1;
+    p++;
+    while (is_lower(at(t, p)) || is_digit(at(t, p)))
+        p++;
+    if (at(t, p) != '[')
+        return -1;
+    p++;
+    for (;;) {
+        Py_UCS4 c = at(t, p);
+        if (is_digit(c) || c == ',' || c == '<' || c == '=' || c == '?')
+            p++;
+        else
+            break;
+    }
+    if (at(t, p) != ']')
+        return -1;
+    p++;
+    if (at(t, p) == '{') {
+        Py_ssize_t q = p + 1;
+        for (;;) {
+            Py_UCS4 c = at(t, q);
+            if (c == END || c == '{' || c == '}')
+                break;
+            q++;
+        }
+        if (at(t, q) == '}')
+            return q + 1;
+        /* Without the layout the shape is followed by `{`, which nothing that follows takes. */
+        return -1;
+    }
+    return p;
+}
+
+/* One operand of a shaped list: its shape [s0, s1), its name [n0, n1) (after a `%`), its end
+ * (after `#N` when written) and where the next operand starts. */
+typedef struct {
+    Py_ssize_t s0, s1, n0, n1, end, next;
+    int comma;
+} ShapedOperand;
+
+/* The end of the tuple shape at p, `_shape_at`'s: after the `)` matching its `(` (only
+ * parentheses counted), or -1. */
+static Py_ssize_t tuple_end(const Text *t, Py_ssize_t p) {
+    Py_ssize_t depth = 0;
+    for (;; p++) {
+        Py_UCS4 c = at(t, p);
+        if (c == END)
+            return -1;
+        if (c == '(')
+            depth++;
+        else if (c == ')' && --depth == 0)
+            return p + 1;
+    }
+}
+
+/* `_SHAPED_OPERAND.match(list, pos)` on the list `u` (a view that ends where the list does):
+ * `[ \t]*(ARRAY)[ \t]+(NAME)(?:#([0-9]+))?[ \t]*(,|$)`, where ARRAY may also be a tuple shape
+ * (`tuple_end`) in a list `shaped_read` reads as the general split. 1 with the parts in `o`, or
+ * 0. Each part is decided by the next character (a name is taken whole, as no name character
+ * may follow one), so one pass decides it; an array with a `<...>` layout gives 0 (the Python
+ * reads it). */
+static int shaped_operand(const Text *u, Py_ssize_t pos, ShapedOperand *o) {
+    Py_ssize_t p = skip_blanks(u, pos);
+    o->s0 = p;
+    p = at(u, p) == '(' ? tuple_end(u, p) : array_end(u, p);
+    if (p < 0 || !is_blank(at(u, p)))
+        return 0;
+    o->s1 = p;
+    p = skip_blanks(u, p);
+    if (at(u, p) == '%')
+        p++;
+    o->n0 = p;
+    p = name_end(u, p);
+    if (p < 0)
+        return 0;
+    o->n1 = p;
+    if (at(u, p) == '#' && is_digit(at(u, p + 1))) {
+        p++;
+        while (is_digit(at(u, p)))
+            p++;
+    }
+    o->end = p;
+    p = skip_blanks(u, p);
+    if (p == u->len) {
+        o->comma = 0;
+        o->next = p;
+    } else if (at(u, p) == ',') {
+        o->comma = 1;
+        o->next = p + 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The `)` that `_slow_instruction` finds for the operand list opened at a (its `(` at a - 1):
+ * the first `)`, or when a `(` comes before it, the `)` matching the opening one (only
+ * parentheses counted, in comments too). -1 when there is none or a `"` comes first (the
+ * Python's). `*comment`: whether the list holds a `/` `*`. */
+static Py_ssize_t list_close(const Text *t, Py_ssize_t a, int *comment) {
+    Py_ssize_t depth = 1;
+    *comment = 0;
+    for (Py_ssize_t p = a;; p++) {
+        Py_UCS4 c = at(t, p);
+        if (c == END || c == '"')
+            return -1;
+        if (c == '(')
+            depth++;
+        else if (c == ')' && --depth == 0)
+            return p;
+        else if (c == '/' && at(t, p + 1) == '*')
+            *comment = 1;
+    }
+}
+
+/* The number of operands of the list u[a:] (comments removed, `u` ends where it does) as
+ * `_operands` reads it, or -1 where it reads no shaped list (or the Python must).
+ *
+ * A list without `(` and `"` goes to `_shaped_operands`, which takes it when every operand
+ * matches `shaped_operand` and the last has no comma. A list with a `(` (a tuple shape, a tiled
+ * layout) and a `[` is split at the commas outside brackets, after checking that they nest
+ * (`_split_top`), and each piece read as a shape (an array, or a tuple up to its matching
+ * parenthesis), blanks and a name: where the brackets nest, those pieces are the operands
+ * `shaped_operand` reads one after the other (a shape's brackets close within it), so the same
+ * reading serves both. */
+static Py_ssize_t shaped_read(const Text *u, Py_ssize_t a) {
+    int parens = 0, square = 0;
+    for (Py_ssize_t i = a; i < u->len; i++) {
+        Py_UCS4 c = at(u, i);
+        if (c == '"')
+            return -1;
+        parens |= c == '(';
+        square |= c == '[';
+    }
+    if (!square)
+        return -1; /* `_operands` reads a list of bare names */
+    if (parens) {
+        /* `_split_top`: brackets of every kind nest; deeper than the stack, the Python's. */
+        char stack[64];
+        int top = 0;
+        for (Py_ssize_t i = a; i < u->len; i++) {
+            Py_UCS4 c = at(u, i);
+            if (c == '(' || c == '[' || c == '{') {
+                if (top == (int)sizeof stack)
+                    return -1;
+                stack[top++] = (char)c;
+            } else if (c == ')' || c == ']' || c == '}') {
+                char open = c == ')' ? '(' : c == ']' ? '[' : '{';
+                if (top == 0 || stack[--top] != open)
+                    return -1;
+            }
+        }
+        if (top)
+            return -1;
+    }
+    ShapedOperand o = {0};
+    Py_ssize_t n = 0;
+    for (Py_ssize_t pos = a; pos < u->len; pos = o.next, n++)
+        if (!shaped_operand(u, pos, &o))
+            return -1;
+    return o.comma || n == 0 ? -1 : n;
+}
 
 /* `_FLAT_OPERANDS` from p: the position after it, or -1 when it does not match. */
 static Py_ssize_t flat_operands(const Text *t, Py_ssize_t p) {
@@ -116,7 +313,8 @@ static Py_ssize_t flat_operands(const Text *t, Py_ssize_t p) {
 static int frame(const Text *t, Head *h) {
     Py_ssize_t p = skip_blanks(t, 0), q, e;
     h->start1 = p;
-    h->root = 0;
+    h->root = h->shaped = 0;
+    h->count = 0;
     if (at(t, p) == 'R' && at(t, p + 1) == 'O' && at(t, p + 2) == 'O' && at(t, p + 3) == 'T' &&
         is_blank(at(t, p + 4))) {
         /* `ROOT = ...` names an instruction ROOT; otherwise ROOT is the prefix (and if the line
@@ -200,8 +398,22 @@ static int frame(const Text *t, Head *h) {
     q = flat_operands(t, e + 1);
     if (q < 0 || at(t, q) != ')') {
         q = skip_blanks(t, e + 1);
-        if (at(t, q) != ')')
-            return 0;
+        if (at(t, q) != ')') {
+            /* Not a `_HEAD` line: maybe `_slow_instruction`'s with a shaped list. A list with
+             * comments is read once they are removed (`instruction`). */
+            int comment;
+            q = list_close(t, e + 1, &comment);
+            if (q < 0)
+                return 0;
+            if (!comment) {
+                Text u = *t; /* the list alone: the pattern sees nothing past it */
+                u.len = q;
+                h->count = shaped_read(&u, e + 1);
+                if (h->count < 0)
+                    return 0;
+            }
+            h->shaped = 1 + comment;
+        }
     }
     h->inner1 = q;
     h->tail0 = q + 1;
@@ -269,17 +481,30 @@ static PyObject *new_tuple(PyTypeObject *type, PyObject **items, Py_ssize_t n) {
     return o;
 }
 
-/* Operand(name, index, None): `index` < 0 for None. New reference or NULL. */
-static PyObject *make_operand(Ctx *c, PyObject *line, Py_ssize_t a, Py_ssize_t b, PyObject *index) {
+/* Operand(line[a:b], index, shape): `index` and `shape` stolen, NULL for None. New reference
+ * or NULL. */
+static PyObject *make_operand(Ctx *c, PyObject *line, Py_ssize_t a, Py_ssize_t b, PyObject *index,
+                              PyObject *shape) {
     PyObject *items[3];
     items[0] = PyUnicode_Substring(line, a, b);
     if (items[0] == NULL) {
         Py_XDECREF(index);
+        Py_XDECREF(shape);
         return NULL;
     }
     items[1] = index != NULL ? index : Py_NewRef(Py_None);
-    items[2] = Py_NewRef(Py_None);
+    items[2] = shape != NULL ? shape : Py_NewRef(Py_None);
     return new_tuple(c->operand, items, 3);
+}
+
+/* int(line[a:b]) (digits), new reference or NULL with the error (int's digit limit). */
+static PyObject *integer(PyObject *line, Py_ssize_t a, Py_ssize_t b) {
+    PyObject *digits = PyUnicode_Substring(line, a, b);
+    if (digits == NULL)
+        return NULL;
+    PyObject *value = PyLong_FromUnicodeObject(digits, 10);
+    Py_DECREF(digits);
+    return value;
 }
 
 /* The operands of `inner` (line[a:b], a valid flat operand list) as the Python builds them:
@@ -326,19 +551,13 @@ static PyObject *operand_tuple(Ctx *c, PyObject *line, const Text *t, Py_ssize_t
                 Py_ssize_t d = n1 + 1;
                 while (is_digit(at(t, d)))
                     d++;
-                PyObject *digits = PyUnicode_Substring(line, n1 + 1, d);
-                if (digits == NULL) {
-                    Py_DECREF(key);
-                    goto fail;
-                }
-                index = PyLong_FromUnicodeObject(digits, 10);
-                Py_DECREF(digits);
+                index = integer(line, n1 + 1, d);
                 if (index == NULL) {
                     Py_DECREF(key);
                     goto fail;
                 }
             }
-            op = make_operand(c, line, n0, n1, index);
+            op = make_operand(c, line, n0, n1, index, NULL);
             if (op == NULL || PyDict_SetItem(c->operands, key, op) < 0) {
                 Py_XDECREF(op);
                 Py_DECREF(key);
@@ -354,6 +573,7 @@ fail:
     Py_DECREF(out);
     return NULL;
 }
+
 
 /* Memo lookup `memo.get(key)`, else `memo[key] = fn(key)`. New reference or NULL. */
 static PyObject *memo(PyObject *dict, PyObject *fn, PyObject *key) {
@@ -372,6 +592,154 @@ static PyObject *memo(PyObject *dict, PyObject *fn, PyObject *key) {
     return v;
 }
 
+/* The operands of the shaped list line[a:b] (`shaped_read` took it, `count` of them) as
+ * `_shaped_operands` builds them: Operand(name, index, _shape(shape text)). Memoized in
+ * `operands` by the operand's text from its shape to its name's end (which holds a `[`, so it is
+ * no key of a flat list's operand); the shapes in `shapes`. New reference or NULL. */
+static PyObject *shaped_tuple(Ctx *c, PyObject *line, const Text *t, Py_ssize_t a, Py_ssize_t b,
+                              Py_ssize_t count) {
+    Text u = *t;
+    u.len = b;
+    PyObject *out = PyTuple_New(count);
+    if (out == NULL)
+        return NULL;
+    ShapedOperand o = {0};
+    Py_ssize_t pos = a;
+    for (Py_ssize_t k = 0; k < count; k++, pos = o.next) {
+        if (!shaped_operand(&u, pos, &o)) {
+            PyErr_SetString(PyExc_ValueError, "operand list changed under the scanner");
+            goto fail;
+        }
+        PyObject *key = PyUnicode_Substring(line, o.s0, o.end);
+        if (key == NULL)
+            goto fail;
+        PyObject *op = PyDict_GetItemWithError(c->operands, key);
+        if (op != NULL) {
+            Py_INCREF(op);
+        } else if (PyErr_Occurred()) {
+            Py_DECREF(key);
+            goto fail;
+        } else {
+            PyObject *shape = NULL, *index = NULL, *shape_text = PyUnicode_Substring(line, o.s0, o.s1);
+            if (shape_text != NULL)
+                shape = memo(c->shapes, c->shape_fn, shape_text);
+            Py_XDECREF(shape_text);
+            if (shape != NULL && o.end > o.n1) {
+                index = integer(line, o.n1 + 1, o.end);
+                if (index == NULL)
+                    Py_CLEAR(shape);
+            }
+            op = shape != NULL ? make_operand(c, line, o.n0, o.n1, index, shape) : NULL;
+            if (op == NULL || PyDict_SetItem(c->operands, key, op) < 0) {
+                Py_XDECREF(op);
+                Py_DECREF(key);
+                goto fail;
+            }
+        }
+        Py_DECREF(key);
+        PyTuple_SET_ITEM(out, k, op);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* The end of the comment `/\*.*?\*\/` that starts at p (before b), or -1 (unclosed). */
+static Py_ssize_t comment_end(const Text *t, Py_ssize_t p, Py_ssize_t b) {
+    for (Py_ssize_t q = p + 2; q + 1 < b; q++)
+        if (at(t, q) == '*' && at(t, q + 1) == '/')
+            return q + 2;
+    return -1;
+}
+
+/* `_COMMENT.sub("", line[a:b])`: a new str, or NULL with the error. */
+static PyObject *uncomment(PyObject *line, const Text *t, Py_ssize_t a, Py_ssize_t b) {
+    PyObject *pieces = PyList_New(0), *out = NULL;
+    if (pieces == NULL)
+        return NULL;
+    Py_ssize_t keep = a;
+    for (Py_ssize_t p = a; p + 1 < b;) {
+        if (at(t, p) != '/' || at(t, p + 1) != '*') {
+            p++;
+            continue;
+        }
+        Py_ssize_t q = comment_end(t, p, b);
+        if (q < 0)
+            break; /* no comment closes after this one: the rest stays */
+        PyObject *piece = PyUnicode_Substring(line, keep, p);
+        if (piece == NULL || PyList_Append(pieces, piece) < 0) {
+            Py_XDECREF(piece);
+            goto done;
+        }
+        Py_DECREF(piece);
+        keep = p = q;
+    }
+    PyObject *piece = PyUnicode_Substring(line, keep, b);
+    if (piece == NULL || PyList_Append(pieces, piece) < 0) {
+        Py_XDECREF(piece);
+        goto done;
+    }
+    Py_DECREF(piece);
+    PyObject *empty = PyUnicode_New(0, 0);
+    if (empty != NULL)
+        out = PyUnicode_Join(empty, pieces);
+    Py_XDECREF(empty);
+done:
+    Py_DECREF(pieces);
+    return out;
+}
+
+/* Whether `_scan_lines` gives the line (a shaped one, framed from `start`) to
+ * `_slow_instruction`: no `\r` inside its stripped text, no `/` `*` in `_COMMENT.sub("", line)`
+ * (an unclosed comment, or one made by taking a comment out), and no `//` in
+ * `_STRINGS.sub("", line)` (likewise). `*end`: the end of `line.rstrip(" \t\f\r")`. */
+static int slow_line(const Text *t, Py_ssize_t start, Py_ssize_t *end) {
+    Py_ssize_t e = t->len;
+    for (;;) {
+        Py_UCS4 c = at(t, e - 1);
+        if (c == ' ' || c == '\t' || c == '\f' || c == '\r')
+            e--;
+        else
+            break;
+    }
+    *end = e;
+    Py_UCS4 last = 0; /* the last character `_COMMENT.sub` keeps */
+    for (Py_ssize_t p = 0; p < t->len;) {
+        Py_UCS4 c = at(t, p);
+        if (c == '\r' && p >= start && p < e)
+            return 0;
+        if (c == '/' && at(t, p + 1) == '*') {
+            p = comment_end(t, p, t->len);
+            if (p < 0)
+                return 0;
+            continue;
+        }
+        if (c == '*' && last == '/')
+            return 0;
+        last = c;
+        p++;
+    }
+    last = 0; /* the last character `_STRINGS.sub` keeps */
+    int strings = 1; /* see NO_STRING */
+    for (Py_ssize_t p = 0; p < t->len;) {
+        Py_UCS4 c = at(t, p);
+        if (c == '"' && strings) {
+            Py_ssize_t q = string_end(t, p);
+            if (q >= 0) {
+                p = q;
+                continue;
+            }
+            strings = q != NO_STRING;
+        }
+        if (c == '/' && last == '/')
+            return 0;
+        last = c;
+        p++;
+    }
+    return 1;
+}
+
 /* The Instruction of one framed line (new reference), Py_None when the Python must read the
  * line (it declines it, or raises), or NULL on an error the Python would not meet. */
 static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *h,
@@ -379,6 +747,9 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
     PyObject *name = NULL, *shape_text = NULL, *shape = NULL, *opcode = NULL, *operands = NULL;
     PyObject *attrs = NULL, *literal = NULL, *number = NULL, *span = NULL, *tmp = NULL;
     PyObject *result = NULL;
+    Py_ssize_t end = t->len; /* of the span: the shaped line's is `_slow_instruction`'s */
+    if (h->shaped && !slow_line(t, h->start1, &end))
+        return Py_NewRef(Py_None);
 
     shape_text = PyUnicode_Substring(line, h->shape0, h->shape1);
     if (shape_text == NULL)
@@ -398,14 +769,36 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
     Py_ssize_t a = skip_blanks(t, h->inner0), b = h->inner1;
     while (b > a && is_blank(at(t, b - 1)))
         b--;
-    if (PyUnicode_CompareWithASCIIString(opcode, "constant") == 0) {
+    int constant = PyUnicode_CompareWithASCIIString(opcode, "constant") == 0;
+    int parameter = !constant && PyUnicode_CompareWithASCIIString(opcode, "parameter") == 0;
+    if (h->shaped) {
+        /* `_slow_instruction` reads a constant's or a parameter's parentheses otherwise. */
+        if (constant || parameter)
+            goto decline;
+        if (h->shaped == 2) {
+            /* `_operands` reads the list with its comments taken out. */
+            tmp = uncomment(line, t, h->inner0, h->inner1);
+            if (tmp == NULL)
+                goto error;
+            Text u = text_of(tmp);
+            Py_ssize_t count = shaped_read(&u, 0);
+            if (count < 0)
+                goto decline;
+            operands = shaped_tuple(c, tmp, &u, 0, u.len, count);
+            Py_CLEAR(tmp);
+        } else {
+            operands = shaped_tuple(c, line, t, h->inner0, h->inner1, h->count);
+        }
+        if (operands == NULL)
+            goto decline;
+    } else if (constant) {
         /* _WORD_LITERAL.fullmatch(inner.strip(" \t")) */
         if (a == b || at(t, a) == '%' || name_end(t, a) != b)
             goto decline;
         literal = PyUnicode_Substring(line, a, b);
         if (literal == NULL)
             goto error;
-    } else if (PyUnicode_CompareWithASCIIString(opcode, "parameter") == 0) {
+    } else if (parameter) {
         /* _INT.fullmatch(...) then int(): -?[0-9]+ */
         Py_ssize_t d = a;
         if (at(t, d) == '-')
@@ -440,6 +833,14 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
         Py_DECREF(kind);
         if (k == -1 && PyErr_Occurred())
             goto error;
+        if (k == 2 && h->shaped) {
+            /* `_lazy_tail`: a tail of whitespace the grammar does not skip (\v, \x1c, ...) */
+            Py_ssize_t i = h->tail0;
+            while (i < len && Py_UNICODE_ISSPACE(at(t, i)))
+                i++;
+            if (i == len)
+                goto decline;
+        }
         if (k == 2) {
             PyObject *values[4] = {Py_NewRef(tmp), PyLong_FromSsize_t(line_offset + h->tail0),
                                    Py_NewRef(c->split), Py_NewRef(Py_None)};
@@ -457,7 +858,7 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
         goto error;
     {
         PyObject *values[3] = {PyLong_FromSsize_t(line_offset + h->start1),
-                               PyLong_FromSsize_t(line_offset + len), Py_NewRef(c->source)};
+                               PyLong_FromSsize_t(line_offset + end), Py_NewRef(c->source)};
         span = new_slotted(c->span, c->span_slots, values, 3);
         if (span == NULL)
             goto error;
@@ -508,7 +909,8 @@ done:
 PyDoc_STRVAR(run_doc,
              "run(lines, index, offset, instructions, ctx) -> (index, offset)\n\n"
              "Append the Instruction of each line from lines[index] on (the first at offset) to\n"
-             "instructions, as scan.py's _HEAD branch of _scan_lines builds it; stop at the first\n"
+             "instructions, as scan.py's _HEAD branch of _scan_lines builds it (and for a line\n"
+             "whose operands carry their shapes, as _slow_instruction does); stop at the first\n"
              "line it does not take whole and return that line's index and offset. ctx is\n"
              "(source, shapes, opcodes, operand_cache, tails, shape_fn, tail_kind_fn,\n"
              "LazyAttributes, split, Instruction, Operand, Span).");
@@ -592,24 +994,6 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     return Py_BuildValue("(nn)", index, offset);
 }
 
-/* The end of the string token `"[^"\\\n]*(?:\\.[^"\\\n]*)*"` at p, or -1 (no token: the
- * tokenizer then passes over the quote, as `_TAIL_TOKEN.finditer` does). */
-static Py_ssize_t string_end(const Text *t, Py_ssize_t p) {
-    for (Py_ssize_t q = p + 1;; q++) {
-        Py_UCS4 c = at(t, q);
-        if (c == END || c == '\n')
-            return -1;
-        if (c == '"')
-            return q + 1;
-        if (c == '\\') {
-            c = at(t, q + 1);
-            if (c == END || c == '\n')
-                return -1;
-            q++;
-        }
-    }
-}
-
 PyDoc_STRVAR(split_top_doc,
              "split_top(text) -> list[tuple[int, int]] | None\n\n"
              "scan.py's _split_top: (start, end) of each comma-separated piece at bracket depth\n"
@@ -627,10 +1011,12 @@ static PyObject *split_top(PyObject *self, PyObject *arg) {
     if (stack == NULL || out == NULL)
         goto error;
     Py_ssize_t start = 0;
+    int strings = 1; /* see NO_STRING */
     for (Py_ssize_t p = 0; p < t.len;) {
         Py_UCS4 c = at(&t, p);
         if (c == '"') {
-            Py_ssize_t e = string_end(&t, p);
+            Py_ssize_t e = strings ? string_end(&t, p) : NO_STRING;
+            strings = e != NO_STRING;
             p = e < 0 ? p + 1 : e;
             continue;
         }
@@ -678,42 +1064,6 @@ error:
     if (!PyErr_Occurred())
         PyErr_NoMemory();
     return NULL;
-}
-
-/* The end of an array shape `[a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?` at p, or -1. */
-static Py_ssize_t array_end(const Text *t, Py_ssize_t p) {
-    if (!is_lower(at(t, p)))
-        return -1;
-    p++;
-    while (is_lower(at(t, p)) || is_digit(at(t, p)))
-        p++;
-    if (at(t, p) != '[')
-        return -1;
-    p++;
-    for (;;) {
-        Py_UCS4 c = at(t, p);
-        if (is_digit(c) || c == ',' || c == '<' || c == '=' || c == '?')
-            p++;
-        else
-            break;
-    }
-    if (at(t, p) != ']')
-        return -1;
-    p++;
-    if (at(t, p) == '{') {
-        Py_ssize_t q = p + 1;
-        for (;;) {
-            Py_UCS4 c = at(t, q);
-            if (c == END || c == '{' || c == '}')
-                break;
-            q++;
-        }
-        if (at(t, q) == '}')
-            return q + 1;
-        /* Without the layout the shape is followed by `{`, which nothing that follows takes. */
-        return -1;
-    }
-    return p;
 }
 
 PyDoc_STRVAR(flat_params_doc,
@@ -804,10 +1154,12 @@ static PyObject *skeleton(PyObject *self, PyObject *arg) {
     if (buf == NULL)
         return PyErr_NoMemory();
     Py_ssize_t n = 0;
+    int strings = 1; /* see NO_STRING */
     for (Py_ssize_t p = 0; p < t.len;) {
         Py_UCS4 c = at(&t, p);
-        if (c == '"') {
+        if (c == '"' && strings) {
             Py_ssize_t e = string_end(&t, p);
+            strings = e != NO_STRING;
             if (e >= 0) {
                 PyUnicode_WRITE(t.kind, buf, n, '"');
                 PyUnicode_WRITE(t.kind, buf, n + 1, '"');

@@ -223,7 +223,8 @@ def _shaped_operands(text: str) -> tuple[Operand, ...] | None:
     """`_operands` of a list whose every operand is `array-shape %name` (as older dumps print
     them), one match per operand instead of a split and three matches; None for anything else.
     The array pattern ends where `_shape_at` ends it (a blank must follow), so the pieces,
-    shapes and names are those of the general path."""
+    shapes and names are those of the general path. The compiled loop (`accel/scan.c`, `run`)
+    takes such lines itself and builds what `_slow_instruction` builds with this."""
     out = []
     pos, end = 0, len(text)
     match = _SHAPED_OPERAND.match
@@ -805,7 +806,8 @@ def _scan_lines(
     ctx += (lazy, split, Instruction, Operand, Span)
     while index < n:
         if instructions is not None and run is not None:
-            # The compiled loop takes the common lines whole and stops at the first line it
+            # The compiled loop takes the common lines whole (and the lines whose operands carry
+            # their shapes, as `_slow_instruction` reads them) and stops at the first line it
             # does not, which the code below reads (and declines, or raises) as without it.
             index, offset = run(lines, index, offset, instructions, ctx)
             if index >= n:

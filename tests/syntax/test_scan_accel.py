@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import random
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -206,6 +207,17 @@ def test_random_edits(monkeypatch: pytest.MonkeyPatch, data: st.DataObject) -> N
         "  %a = f32[8]{0} add(" + ", ".join(["%p0"] * 20_000) + ")",
         '  %a = f32[8]{0} add(%p0), metadata={op_name="' + "x" * 200_000 + '"}',
         "  %a = f32[8]{0} add(%p0), k=" + "{" * 3000 + "}" * 3000,
+        "  %a = f32[8]{0} add(f32[8]{0} %p0, f32[8]{0} %p0)",
+        "  %a = f32[8]{0} add(f32[8]{0} %p0#" + "9" * 5000 + ")",
+        "  %a = f32[8]{0} add(f32[8]{0} %pé)",
+        "  %a = f32[8]{0} add(f32[8]{0}\u00a0%p0)",
+        "  %a = f32[8]{0} add(f32[8]{0} %p0\x00)",
+        "  %a = f32[8]{0} add(f32[8]{0} %p0) // comment",
+        '  %a = f32[8]{0} add(f32[8]{0} %p0), metadata={op_name="a"//"b"}',
+        "  %a = f32[8]{0} add(" + ", ".join(["f32[8]{0} %p0"] * 20_000) + ")",
+        '  %a = f32[8]{0} add(%p0), a="' + '\\"' * 3000,
+        '  %a = f32[8]{0} add(f32[8]{0} %p0), a="x", b="' + '\\"' * 3000 + " //",
+        "  %a = f32[8]{0} add(f32[8]{0} %p0), a=" + '\\"' * 3000 + '"x"',
     ],
     ids=lambda line: repr(line[:40]) + (f"+{len(line) - 40}" if len(line) > 40 else ""),
 )
@@ -217,11 +229,26 @@ def test_hostile_lines(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
         _same(head + line + "\n" + tail, monkeypatch)
 
 
+def test_escaped_quotes_cost_one_scan() -> None:
+    """A quote whose string runs to the end of the text has no later string after it: the
+    compiled readers stop looking (200,000 escaped quotes took minutes, one scan per quote)."""
+    assert COMPILED is not None
+    quotes = '\\"' * 200_000
+    tail = ', a="' + quotes
+    # A `//` after the strings: the compiled loop declines the line before reading its tail.
+    line = '  %a = f32[8]{0} add(f32[8]{0} %p0), a="x", b="' + quotes + " //"
+    start = time.process_time()
+    assert COMPILED.skeleton(tail) == tail  # no string, no digit
+    assert COMPILED.split_top(tail) == [(0, 0), (1, len(tail))]
+    assert COMPILED.run([line], 0, 0, [], _ctx(Source(line, "x"))) == (0, 0)
+    assert time.process_time() - start < 2.0
+
+
 def test_the_compiled_loop_takes_common_lines() -> None:
     """Not a fallback in disguise: `run` takes every line of a plain computation body."""
     assert COMPILED is not None
-    # Lines with an operand's shape written inline are the Python's (_slow_instruction).
-    lines = [x for x in _body(30).split("\n") if "(f32[8]{0} %p0" not in x]
+    # A list mixing shaped and bare operands is the Python's (_slow_instruction, general split).
+    lines = [x for x in _body(30).split("\n") if "(f32[8]{0} %p0, %p0" not in x]
     source = Source("\n".join(lines), "x")
     instructions: list[Instruction] = []
     start = sum(len(x) + 1 for x in lines[:3])
@@ -230,6 +257,191 @@ def test_the_compiled_loop_takes_common_lines() -> None:
     assert len(instructions) == index - 3 > 25
     assert offset == sum(len(x) + 1 for x in lines[:index])
     assert instructions[-1].is_root and instructions[-1].operands[1].index == 0
+
+
+# Older dumps print each operand's shape in the list: `add(f32[] %x, f32[] %y)`. The compiled
+# loop takes the lines `_slow_instruction` reads through `_shaped_operands` and builds what it
+# builds (the span without trailing blanks, operands with their shapes, the tail as `_lazy_tail`
+# keeps it).
+_SHAPED_BODY = [
+    "  %b = f32[8]{0} broadcast(f32[] %c), dimensions={}",
+    '  %x = f32[8]{0} add(f32[8]{0} %p0, f32[8]{0} %b), metadata={op_name="a//b" source_line=3}',
+    "  %y = f32[8]{0} add(f32[8]{0} %x, f32[8]{0} %b)  \r",
+    "  %g = f32[8]{0} get-tuple-element(s32[] %t#1,\tbf16[2,3]{1,0} %u.2#0 ), index=0",
+    "  %h = f32[8]{0} get-tuple-element((f32[8]{0}, (s32[])) %t), index=0",
+    "  %i = bf16[8]{0:T(8)} add(bf16[8]{0:T(8)} %t, (f32[], s32[]) %u.2#1)",
+    "  %j = s32[] get-tuple-element((f32[8]{0}, /*index=1*/s32[]) %t), index=1, x={/*index=2*/1}",
+]
+
+
+def test_the_compiled_loop_takes_shaped_operand_lines() -> None:
+    assert COMPILED is not None
+    lines = [*_SHAPED_BODY, "  %m = f32[8]{0} add(f32[8]{0} %x, %b)", "}"]
+    source = Source("\n".join(lines), "x")
+    instructions: list[Instruction] = []
+    index, offset = COMPILED.run(lines, 0, 0, instructions, _ctx(source))
+    assert index == len(_SHAPED_BODY)  # the mixed list is the Python's
+    assert offset == sum(len(x) + 1 for x in _SHAPED_BODY)
+    start = len(lines[0]) + len(lines[1]) + 2
+    assert _span(instructions[2].span) == (start + 2, start + len(lines[2].rstrip(" \r")))
+    assert [(o.name, o.index, str(o.shape)) for o in instructions[3].operands] == [
+        ("t", 1, "s32[]"),
+        ("u.2", 0, "bf16[2,3]{1,0}"),
+    ]
+    assert [(o.name, o.index, str(o.shape)) for o in instructions[5].operands] == [
+        ("t", None, "bf16[8]{0:T(8)}"),
+        ("u.2", 1, "(f32[], s32[])"),
+    ]
+    assert str(instructions[6].operands[0].shape) == "(f32[8]{0}, s32[])"
+
+
+#: Every name the generated lines use, defined (an undefined operand's error would hide the tree).
+_SHAPED_PARAMS = ("p0", "c", "a", "b.1", "-d", "e", "f-g", "k", "t", "u.2")
+
+
+def _shaped_module(line: str) -> str:
+    params = "".join(
+        f"  %{name} = f32[8]{{0}} parameter({k})\n" for k, name in enumerate(_SHAPED_PARAMS)
+    )
+    body = "\n".join(_SHAPED_BODY)
+    return f"HloModule m\n\n%f {{\n{params}{body}\n{line}\n  ROOT %r = f32[8]{{0}} copy(%p0)\n}}\n"
+
+
+#: Each part of a shaped-operand line: (well formed, written wrong).
+_SHAPED_PARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "head": (("  ", "\t", " \t"), ("  ROOT ", " \r ", "", "\f")),
+    "name": (("%s", "s.1", "-s"), ("ROOT", "%s#1", "%", "s->t")),
+    "shape": (("f32[8]{0}", "(f32[], s32[])", "s32[]"), ("f32[8]<0>", "((f32[]))", "f32[8]{0")),
+    "opcode": (("add", "broadcast", "all-gather", "get-tuple-element"), ("constant", "parameter")),
+    "lead": (
+        ("", " ", "  ", "/*index=5*/"),
+        ("\f", "\v", "/*", "*/", "/*(*/", "/*)*/", "/ /*c*/*"),
+    ),
+    "operand_shape": (
+        (
+            "f32[]",
+            "f32[8]{0}",
+            "bf16[2,3]{1,0}",
+            "s32[<=3]",
+            "pred[2]{0}",
+            "s32[?]",
+            "bf16[8,128]{1,0:T(8,128)(2,1)}",
+            "(f32[], s32[2]{0})",
+            "(f32[8]{0}, (s32[], pred[]))",
+            "(f32[], /*index=1*/s32[])",
+        ),
+        (
+            "u8[2]<0:1>",
+            "f32[8]{0",
+            "f32",
+            "F32[2]",
+            "f32[2]{0}}",
+            "f32[" + "9" * 30 + "]",
+            "()",
+            "(f32[]",
+            "(f32[]))",
+            "b(f32[])",
+            "(f32[8]{0)}",
+            "f32[2]{1,0:T(8}",
+            "(f32[], /*index=1)*/s32[])",
+            "(f32[], s32[]",
+            "(" * 70 + "f32[]" + ")" * 70,
+        ),
+    ),
+    "gap": ((" ", "\t", " \t "), ("", "\f", "\v", "\u2003", "\n")),
+    "operand": (
+        ("%a", "b.1", "%c", "-d", "%e", "f-g", "%t#1", "%u.2#0", "%a#12"),
+        ("%", "%h#", "%i->j", "%k#" + "9" * 5000, "%zz", "é", "%a #1", "%a#1#2"),
+    ),
+    "comma": ((", ", ",", " , ", ",\t"), (";", ",,", " ")),
+    "tail": (
+        (
+            "",
+            ", dimensions={}",
+            ', metadata={op_name="a//b" source_line=2}',
+            ', metadata={op_name="a/*b" source_file="/x"}',
+            "  \t",
+            "\r",
+            " \f",
+            ", k=f32[2]{0}",
+            ", x={/*index=1*/1}",
+            ", backend_config={}, y=2",
+        ),
+        (
+            ", x=1 // note",
+            ", x=1 /* note */",
+            " /* x */",
+            "\v",
+            " \x1c",
+            ', a="/"/, b=1',
+            ', a=/"x"/',
+            ", a=/",
+            ", x=",
+            " x",
+            ", x={",
+            "\r, x=1",
+            " /*",
+            ", x=1 /*",
+            ", x={/*)*/1}",
+        ),
+    ),
+}
+
+
+def _shaped_line(data: st.DataObject, wrong: bool) -> str:
+    """`name = shape opcode(shape %operand, ...), tail`, every part well formed, or one part (or
+    the trailing comma) written wrong."""
+    wrong_part = data.draw(st.sampled_from([*_SHAPED_PARTS, "trailing comma"])) if wrong else ""
+
+    def part(name: str, here: bool = True) -> str:
+        good, bad = _SHAPED_PARTS[name]
+        return data.draw(st.sampled_from(bad if here and name == wrong_part else good))
+
+    count = data.draw(st.integers(1, 4))
+    wrong_at = data.draw(st.integers(0, count - 1))
+    operands = []
+    for k in range(count):
+        here = k == wrong_at
+        operands.append("".join(part(n, here) for n in ("lead", "operand_shape", "gap", "operand")))
+        if k < count - 1:
+            operands.append(part("comma", here))
+    if wrong_part == "trailing comma":
+        operands.append(",")
+    return (
+        f"{part('head')}{part('name')} = {part('shape')} {part('opcode')}({''.join(operands)})"
+        + part("tail")
+    )
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.data())
+def test_shaped_operand_lines(monkeypatch: pytest.MonkeyPatch, data: st.DataObject) -> None:
+    """Law: on a line whose operands carry their shapes, both scanners build the same tree with
+    every span."""
+    assert _same(_shaped_module(_shaped_line(data, wrong=False)), monkeypatch)[0] == "ok"
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.data())
+def test_shaped_operand_lines_written_wrong(
+    monkeypatch: pytest.MonkeyPatch, data: st.DataObject
+) -> None:
+    """Law: on such a line with one part written wrong (a shape, name, blank, comma, comment or
+    tail that is no such thing, an operand list the Python reads another way, a trailing comma)
+    or characters replaced, put in or taken out, both scanners give the same tree or the same
+    error at the same place."""
+    line = _shaped_line(data, wrong=True)
+    for _ in range(data.draw(st.integers(0, 2))):
+        at = data.draw(st.integers(0, len(line)))
+        new = data.draw(
+            st.one_of(st.sampled_from(list(' \t\r\f\v,%#(){}[]<>="\\/*-:x9')), st.characters())
+        )
+        line = line[:at] + new + line[at + data.draw(st.integers(0, 2)) :]
+    _same(_shaped_module(line), monkeypatch)
 
 
 def _ctx(source: Source) -> tuple:

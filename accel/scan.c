@@ -338,35 +338,9 @@ static int frame(const Text *t, Head *h) {
     p = skip_blanks(t, p + 1);
     h->shape0 = p;
     if (is_lower(at(t, p))) {
-        /* [a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})? */
-        p++;
-        while (is_lower(at(t, p)) || is_digit(at(t, p)))
-            p++;
-        if (at(t, p) != '[')
+        p = array_end(t, p);
+        if (p < 0)
             return 0;
-        p++;
-        for (;;) {
-            Py_UCS4 c = at(t, p);
-            if (is_digit(c) || c == ',' || c == '<' || c == '=' || c == '?')
-                p++;
-            else
-                break;
-        }
-        if (at(t, p) != ']')
-            return 0;
-        p++;
-        if (at(t, p) == '{') {
-            p++;
-            for (;;) {
-                Py_UCS4 c = at(t, p);
-                if (c == END || c == '{' || c == '}')
-                    break;
-                p++;
-            }
-            if (at(t, p) != '}')
-                return 0;
-            p++;
-        }
     } else if (at(t, p) == '(') {
         /* A tuple: balanced parentheses at most three deep. */
         int depth = 0;

@@ -182,42 +182,33 @@ class DataflowAnalysis:
         # parser shares one shape object per distinct shape text (the entry keeps it alive).
         memo: dict[tuple[str, int, bool], tuple[Shape, list[tuple[Index, Shape]]]] = {}
         thread_local = self.thread_local_values
+
+        def defined(i: Instruction, param_defines: bool) -> list[tuple[Index, Shape]]:
+            shape, op = i.shape, i.opcode
+            if op == "async-update" and len(i.operands) > 1:
+                op = "async-start"  # libtpu's SparseCore form (`_steps`): defines as one
+            key = (op, id(shape), param_defines)
+            hit = memo.get(key)
+            if hit is None or hit[0] is not shape:
+                own = [
+                    (index, s)
+                    for index, s in subshapes(shape)
+                    if defines_value(op, index, s, param_defines=param_defines)
+                ]
+                hit = memo[key] = (shape, own)
+            return hit[1]
+
         for c in self.module.computations:
             kind = self.kinds.get(c.name)
             if kind not in ("global", "thread_local"):
                 continue
-            param_defines = c is entry or kind == "thread_local"
             if kind == "thread_local":
                 for i in c.instructions:
-                    shape, op = i.shape, i.opcode
-                    if op == "async-update" and len(i.operands) > 1:
-                        op = "async-start"  # as below
-                    key = (op, id(shape), True)
-                    hit = memo.get(key)
-                    if hit is None or hit[0] is not shape:
-                        own = [
-                            (index, s)
-                            for index, s in subshapes(shape)
-                            if defines_value(op, index, s, param_defines=True)
-                        ]
-                        hit = memo[key] = (shape, own)
-                    for index, s in hit[1]:
-                        thread_local.append((i, index, s))
+                    thread_local.extend([(i, index, s) for index, s in defined(i, True)])
                 continue
+            param_defines = c is entry
             for i in c.instructions:
-                shape, op = i.shape, i.opcode
-                if op == "async-update" and len(i.operands) > 1:
-                    op = "async-start"  # libtpu's SparseCore form (`_steps`): defines as one
-                key = (op, id(shape), param_defines)
-                hit = memo.get(key)
-                if hit is None or hit[0] is not shape:
-                    own = [
-                        (index, s)
-                        for index, s in subshapes(shape)
-                        if defines_value(op, index, s, param_defines=param_defines)
-                    ]
-                    hit = memo[key] = (shape, own)
-                own = hit[1]
+                own = defined(i, param_defines)
                 if not own:
                     continue
                 n = len(values)

@@ -322,19 +322,25 @@ def _split_valid(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
     return tuple(attrs)
 
 
+def _matches_per_skeleton(tail: str, memo: dict[str, bool], match: Callable[[str], object]) -> bool:
+    """`match(tail) is not None`, asked once per compiled skeleton (NOTE: [tail skeletons]) for
+    a `match` whose answer the skeleton keeps; without the compiled skeleton, of the tail."""
+    fast: str | None = _accel.skeleton(tail) if _accel is not None else None
+    if fast is None:
+        return match(tail) is not None
+    hit = memo.get(fast)
+    if hit is None:
+        if len(memo) > 100_000:  # bound the memo on adversarial input
+            memo.clear()
+        hit = memo[fast] = match(fast) is not None
+    return hit
+
+
 def _simple_tail(tail: str) -> bool:
     """`_SIMPLE_TAIL.fullmatch(tail)`, asked once per compiled skeleton: replacing strings by
     `""` and digit runs by 0 keeps every value's kind (a string stays one string, a digit a
     character of a word), and the regex over a long backend_config cost more than using it."""
-    fast: str | None = _accel.skeleton(tail) if _accel is not None else None
-    if fast is None:
-        return _SIMPLE_TAIL.fullmatch(tail) is not None
-    simple = _SIMPLE_SKELETONS.get(fast)
-    if simple is None:
-        if len(_SIMPLE_SKELETONS) > 100_000:  # bound the memo on adversarial input
-            _SIMPLE_SKELETONS.clear()
-        simple = _SIMPLE_SKELETONS[fast] = _SIMPLE_TAIL.fullmatch(fast) is not None
-    return simple
+    return _matches_per_skeleton(tail, _SIMPLE_SKELETONS, _SIMPLE_TAIL.fullmatch)
 
 
 _SIMPLE_SKELETONS: dict[str, bool] = {}
@@ -342,22 +348,14 @@ _SIMPLE_SKELETONS: dict[str, bool] = {}
 
 def tail_mentions(tail: str, pattern: re.Pattern[str]) -> bool:
     """Whether `pattern` matches `tail` outside its strings: a pre-filter for attribute keys,
-    asked once per compiled skeleton (NOTE: [tail skeletons]). `pattern` must match neither
-    digits nor quotes, which the skeleton rewrites; then its matches outside strings are the
-    same in the tail and in the skeleton. Without the compiled skeleton: anywhere in the tail
-    (a match inside a string only makes the caller look closer)."""
-    fast: str | None = _accel.skeleton(tail) if _accel is not None else None
-    if fast is None:
-        return pattern.search(tail) is not None
+    asked once per compiled skeleton. `pattern` must match neither digits nor quotes, which the
+    skeleton rewrites; then its matches outside strings are the same in the tail and in the
+    skeleton. Without the compiled skeleton: anywhere in the tail (a match inside a string only
+    makes the caller look closer)."""
     memo = _MENTIONS.get(pattern)
     if memo is None:
         memo = _MENTIONS[pattern] = {}
-    hit = memo.get(fast)
-    if hit is None:
-        if len(memo) > 100_000:  # bound the memo on adversarial input
-            memo.clear()
-        hit = memo[fast] = pattern.search(fast) is not None
-    return hit
+    return _matches_per_skeleton(tail, memo, pattern.search)
 
 
 _MENTIONS: dict[re.Pattern[str], dict[str, bool]] = {}

@@ -19,7 +19,8 @@
 #include <string.h>
 
 #define ABI 1
-#define MAX_ITEMS 4096
+/* More items than this go to the Python branch (the repeated-key check here is quadratic). */
+#define MAX_ITEMS 256
 
 typedef struct {
     Py_ssize_t key, key_end, value, value_end;
@@ -64,7 +65,7 @@ static int valid_key(const unsigned char *s, Py_ssize_t a, Py_ssize_t b) {
 }
 
 /* Split `tail` as `(?:[ \t]*,[ \t]*NAME=VALUE)*[ \t\f\r]*` must match it; the item count, or -1. */
-static Py_ssize_t split(const unsigned char *s, Py_ssize_t n, item_t *items) {
+static Py_ssize_t split(const unsigned char *s, Py_ssize_t n, item_t *items, Py_ssize_t cap) {
     Py_ssize_t i = 0, count = 0;
     for (;;) {
         Py_ssize_t j = i;
@@ -106,7 +107,7 @@ static Py_ssize_t split(const unsigned char *s, Py_ssize_t n, item_t *items) {
             while (j < n && !space(s[j]) && !strchr(",{}()[]\"", s[j])) j++;
             if (j == value) return -1;
         }
-        if (count >= MAX_ITEMS) return -1;
+        if (count >= cap) return -1; /* past MAX_ITEMS (an item takes 4 characters or more) */
         items[count].key = key;
         items[count].key_end = key_end;
         items[count].value = value;
@@ -154,13 +155,14 @@ static PyObject *attributes(PyObject *self, PyObject *args) {
     Py_ssize_t np = PyUnicode_GET_LENGTH(prefix);
     item_t stack[64];
     item_t *items = stack;
+    Py_ssize_t cap = 64;
     if (n / 4 + 1 > 64) { /* an item takes at least 4 characters: `,k=v` */
-        Py_ssize_t cap = n / 4 + 1 < MAX_ITEMS ? n / 4 + 1 : MAX_ITEMS;
+        cap = n / 4 + 1 < MAX_ITEMS ? n / 4 + 1 : MAX_ITEMS;
         items = PyMem_Malloc(sizeof(item_t) * cap);
         if (items == NULL) return PyErr_NoMemory();
     }
     PyObject *result = NULL;
-    Py_ssize_t count = split(s, n, items);
+    Py_ssize_t count = split(s, n, items, cap);
     if (count <= 0) goto none;
     Py_ssize_t length = count - 1; /* the commas */
     for (Py_ssize_t k = 0; k < count; k++) {

@@ -333,6 +333,20 @@ FAMILIES: tuple[Family, ...] = (
         max_seconds=60.0,
         max_mb=250,
     ),
+    Family(
+        "2,000 lines of 250 attributes each (keys repeated), JSON",
+        lambda: _module(
+            "\n".join(
+                f"  p{n} = f32[8] parameter({n}), "
+                + ", ".join(f"k{k % 200}={k}" for k in range(250))
+                for n in range(2000)
+            )
+            + "\n  ROOT t = f32[8] add(p0, p1)"
+        ),
+        ["inspect", "{}", "-f", "json"],
+        codes=(0,),
+        max_seconds=10.0,
+    ),
     # --- semantics XLA rejects --------------------------------------------------------------
     Family("two ENTRY computations", _TWO_ENTRIES, ["inspect", "{}"], codes=(3,), where="5:"),
     Family(

@@ -75,6 +75,33 @@ _SECTIONS = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFram
 _CLOSERS = {"}": "{", ")": "(", "]": "["}
 _COMMENT = re.compile(r"/\*.*?\*/")
 _STRINGS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+#: A string without its closing quote (`_STRINGS` is this and `"`).
+_STRING_OPEN = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*')
+
+
+def strings_replaced(text: str, replacement: str) -> str:
+    """`_STRINGS.sub(replacement, text)` in linear time. The regex's search retries at every
+    quote, and a text of escaped quotes in an unclosed string (hostile input) made that
+    quadratic: each quote inside an unclosed string sits in an escape pair, so its own string
+    would stop where the enclosing one stopped, unclosed too; the search resumes there (as the
+    compiled skeleton does, accel/scan.c)."""
+    i = text.find('"')
+    if i < 0:
+        return text
+    out: list[str] = []
+    pos, n = 0, len(text)
+    opened = _STRING_OPEN.match
+    while i >= 0:
+        end = opened(text, i).end()  # type: ignore[union-attr]  # a quote always starts one
+        if end < n and text[end] == '"':
+            out.append(text[pos:i])
+            out.append(replacement)
+            pos = end + 1
+            i = text.find('"', pos)
+        else:
+            i = text.find('"', end)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _shape(text: str) -> Shape:
@@ -394,7 +421,6 @@ def attribute_pairs(attributes: Sequence[Attribute]) -> Sequence[tuple[str, str]
 # JSON of `backend_config` differs only in strings). Shapes inside values (`f32[2]{1,0}`) are
 # parsed (memoized) and then stand for a value like a string does. Comments other than
 # `/*index=N*/` decline.
-_TAIL_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _DIGITS = re.compile(r"[0-9]+")
 #: Whether a shape head may occur: `[a-z][a-z0-9]*\[` found as "a letter, digits, `[`" (the last
 #: letter of the run), which is the same test in linear time (the other form is quadratic on a
@@ -560,7 +586,7 @@ def _tail_ok(tail: str) -> bool:
         return ok
     if _inline_call(tail):
         return False
-    skeleton = _TAIL_STRING.sub('""', tail) if '"' in tail else tail
+    skeleton = strings_replaced(tail, '""')
     if _HAS_ARRAY.search(skeleton) is not None:
         free = _shape_free(skeleton)
         if free is None:
@@ -883,7 +909,7 @@ def _scan_lines(
                 raise ScanFallback  # a CR-only line break: the grammar reads this part
             if "/*" in line and "/*" in _COMMENT.sub("", line):
                 raise ScanFallback  # a comment spanning lines
-            if "//" in line and "//" in _STRINGS.sub("", line):
+            if "//" in line and "//" in strings_replaced(line, ""):
                 raise ScanFallback  # a comment after the line's text: the grammar drops it
             if instructions is not None:
                 if stripped.startswith("}"):

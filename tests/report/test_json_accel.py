@@ -102,7 +102,7 @@ def test_tail_mentions_finds_keys_outside_strings(pieces: list[str], pattern: re
     (with the compiled skeleton), else over the tail; either way every key outside a string is
     found, which is all its callers (key pre-filters) need."""
     tail = ", " + "".join(pieces)
-    outside = pattern.search(scan._TAIL_STRING.sub('""', tail)) is not None
+    outside = pattern.search(scan._STRINGS.sub('""', tail)) is not None
     got = scan.tail_mentions(tail, pattern)
     assert got == outside or (got and scan._accel is None) or scan._accel.skeleton(tail) is None
     if outside:

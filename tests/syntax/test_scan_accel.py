@@ -632,7 +632,7 @@ def test_flat_params_equals_python(text: str) -> None:
 def test_skeleton_equals_python(tail: str) -> None:
     """Law: the compiled tail skeleton is the Python one, or None where a shape head occurs."""
     assert COMPILED is not None
-    replaced = scan._TAIL_STRING.sub('""', tail)
+    replaced = scan._STRINGS.sub('""', tail)
     expected = None if scan._HAS_ARRAY.search(replaced) else scan._DIGITS.sub("0", replaced)
     assert COMPILED.skeleton(tail) == expected
 

@@ -258,3 +258,22 @@ def test_shaped_operand_lists_read_as_the_general_split(
         fast = "declined"
     if fast is not None:
         assert fast == _general_operands(text), text
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list('"\\\nab /')), max_size=60), st.sampled_from(["", '""'])
+)
+def test_strings_replaced_is_the_regex_sub(text: str, replacement: str) -> None:
+    """Law: the linear string replacer is `_STRINGS.sub` (which is quadratic on escaped quotes
+    in an unclosed string)."""
+    assert scan.strings_replaced(text, replacement) == scan._STRINGS.sub(replacement, text)
+
+
+def test_strings_replaced_on_escaped_quotes() -> None:
+    """40,000 escaped quotes in an unclosed string (where `_STRINGS.sub` takes seconds) are
+    left as they are; strings of escaped quotes that do close are replaced."""
+    for tail in ('"' + '\\"' * 40_000, '"' + '\\"' * 40_000 + "\\", '"' + '\\"' * 40_000 + "\n"):
+        assert scan.strings_replaced(tail, "") == tail
+    closed = ('"' + '\\"' * 20) * 2000
+    assert scan.strings_replaced(closed, "") == scan._STRINGS.sub("", closed)

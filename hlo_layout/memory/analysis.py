@@ -430,8 +430,7 @@ def _analyze(
                     r.end,
                 )
                 v_kind[v.id] = _allocation_kind(alloc.kind, alloc.live_out) if alloc else "temp"
-            alloc = allocation_of_value.get(rep.id)
-            kind = _allocation_kind(alloc.kind, alloc.live_out) if alloc else "temp"
+            kind = v_kind[rep.id]  # rep is one of `ranged`
         size = assigner.buffer_size[n]
         color = assigner.buffer_color[n]
         d = diffs.get(color)

@@ -276,11 +276,11 @@ class BufferAssigner:
             and size > 0  # empty contexts stay in the heap (offset 0 in the compiler's file)
             and any(_offload_context(v) for v in buffer)
         ):
-            # libtpu gives the HBM context of an async op on another execution thread (SparseCore's
-            # gather offload) an allocation of its own, not a heap chunk (its S(2) context stays
-            # in the heap), and later buffers
-            # that fit and do not interfere reuse it (tpu-gen3 v6e sort_cumsum_heavy: a loop
-            # counter in the 64 KiB context's allocation, placed after the tuple tables).
+            # libtpu gives the HBM context of an async op on another execution thread
+            # (SparseCore's gather offload) an allocation of its own, not a heap chunk (its S(2)
+            # context stays in the heap), and later buffers that fit and do not interfere reuse
+            # it (tpu-gen3 v6e sort_cumsum_heavy: a loop counter in the 64 KiB context's
+            # allocation, placed after the tuple tables).
             a = self._new(buffer, "temp", size)
             self._context_allocations.append(a.index)
             return
@@ -605,7 +605,10 @@ class BufferAssigner:
                 if (
                     op is not None
                     and op.opcode == "copy-done"
-                    and [v.id for v in df.sets.get((o.computation.name, op.name), {}).get((), ())]
+                    and [
+                        v.id
+                        for v in df.sets.get((o.computation.name, op.name), _NO_VALUES).get((), ())
+                    ]
                     == [operand_id]
                 ):
                     return self.can_share(o.computation, op, (), ui, u.index)

@@ -349,18 +349,27 @@ def _split_valid(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
     return tuple(attrs)
 
 
+#: Entries a memo of tail or skeleton answers holds before it starts afresh (adversarial input).
+_MEMO_BOUND = 100_000
+
+
+def _remembered(memo: dict[str, bool], key: str, test: Callable[[str], object]) -> bool:
+    """Whether `test(key)` holds (a regex match counts as true), asked once per key."""
+    hit = memo.get(key)
+    if hit is None:
+        if len(memo) > _MEMO_BOUND:
+            memo.clear()
+        hit = memo[key] = bool(test(key))
+    return hit
+
+
 def _matches_per_skeleton(tail: str, memo: dict[str, bool], match: Callable[[str], object]) -> bool:
     """`match(tail) is not None`, asked once per compiled skeleton (NOTE: [tail skeletons]) for
     a `match` whose answer the skeleton keeps; without the compiled skeleton, of the tail."""
     fast: str | None = _accel.skeleton(tail) if _accel is not None else None
     if fast is None:
         return match(tail) is not None
-    hit = memo.get(fast)
-    if hit is None:
-        if len(memo) > 100_000:  # bound the memo on adversarial input
-            memo.clear()
-        hit = memo[fast] = match(fast) is not None
-    return hit
+    return _remembered(memo, fast, match)
 
 
 def _simple_tail(tail: str) -> bool:
@@ -578,12 +587,7 @@ def _tail_ok(tail: str) -> bool:
         # No shape head: the inline-computation test reads the skeleton as it would the tail
         # (a string is one token either way, and a key inside a string is no key), so it is
         # asked once per skeleton too; searched per tail, it cost most of the tail check.
-        ok = _FAST_TAILS.get(fast)
-        if ok is None:
-            if len(_FAST_TAILS) > 100_000:  # bound the memo on adversarial input
-                _FAST_TAILS.clear()
-            ok = _FAST_TAILS[fast] = not _inline_call(fast) and _skeleton_ok(fast)
-        return ok
+        return _remembered(_FAST_TAILS, fast, _fast_tail_ok)
     if _inline_call(tail):
         return False
     skeleton = strings_replaced(tail, '""')
@@ -602,14 +606,14 @@ def _inline_call(tail: str) -> bool:
     return _inline_computation_value(tail)
 
 
+def _fast_tail_ok(skeleton: str) -> bool:
+    """`_tail_ok` of a compiled skeleton (no shape head)."""
+    return not _inline_call(skeleton) and _skeleton_ok(skeleton)
+
+
 def _skeleton_ok(skeleton: str) -> bool:
     """`_grammar_accepts_tail(skeleton)`, memoized."""
-    ok = _TAILS.get(skeleton)
-    if ok is None:
-        if len(_TAILS) > 100_000:  # bound the memo on adversarial input
-            _TAILS.clear()
-        ok = _TAILS[skeleton] = _grammar_accepts_tail(skeleton)
-    return ok
+    return _remembered(_TAILS, skeleton, _grammar_accepts_tail)
 
 
 def _tail_kind(tail: str) -> int:

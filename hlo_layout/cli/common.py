@@ -16,8 +16,7 @@ import typer
 
 from hlo_layout.api import TOP_DEFAULT as API_TOP_DEFAULT
 from hlo_layout.errors import HloLayoutError
-from hlo_layout.report.console import make_console
-from hlo_layout.report.errors_view import render_error, render_internal_error
+from hlo_layout.report.stages import BIG_INPUT_BYTES, Stages
 
 #: Click's base exception (usage errors and the like), from the click Typer runs on: newer Typer
 #: versions carry their own copy of click, so `import click` may be absent or a different one.
@@ -123,12 +122,43 @@ def write_output_file(path: Path, text: str | None) -> None:
 
 
 def stderr_console() -> Any:
-    """Bound to the current sys.stderr at each call (test runners swap it)."""
+    """Bound to the current sys.stderr at each call (test runners swap it). Rich is imported
+    here, not with this module: a JSON command that prints no error never loads it."""
+    from hlo_layout.report.console import make_console
+
     return make_console(sys.stderr, soft_wrap=True)
 
 
 def stdout_console() -> Any:
+    from hlo_layout.report.console import make_console
+
     return make_console(sys.stdout)
+
+
+def _stderr_may_be_a_terminal() -> bool:
+    """False only where Rich's `Console.is_terminal` is surely False for stderr: not a TTY and
+    none of the variables that make Rich treat it as one (`TTY_COMPATIBLE=1`, `FORCE_COLOR`)."""
+    if os.environ.get("TTY_COMPATIBLE") == "1" or "FORCE_COLOR" in os.environ:
+        return True
+    isatty = getattr(sys.stderr, "isatty", None)
+    try:
+        return bool(isatty is not None and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
+@contextlib.contextmanager
+def progress(files: list[tuple[str, int]]) -> Iterator[Stages]:
+    """The progress bar on stderr for reading `files` (path, bytes) and the stages after; where
+    none would show (small input, stderr not a terminal), a silent `Stages` without Rich."""
+    total = sum(size for _, size in files)
+    if total < BIG_INPUT_BYTES or not _stderr_may_be_a_terminal():
+        yield Stages(None)
+        return
+    from hlo_layout.report.progress_view import progress_stages
+
+    with progress_stages(stderr_console(), total, files) as stages:
+        yield stages
 
 
 def emit_json(document: Any) -> None:
@@ -139,12 +169,16 @@ def emit_json(document: Any) -> None:
 
 
 def report_error(error: HloLayoutError) -> None:
+    from hlo_layout.report.errors_view import render_error
+
     render_error(stderr_console(), error)
 
 
 def report_internal(error: BaseException, command: str) -> None:
     if os.environ.get("HLO_LAYOUT_DEBUG"):
         traceback.print_exception(error)
+    from hlo_layout.report.errors_view import render_internal_error
+
     render_internal_error(stderr_console(), error, command)
 
 

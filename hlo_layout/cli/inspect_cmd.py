@@ -20,11 +20,11 @@ from hlo_layout.cli.common import (
     OutputFormat,
     TopOpt,
     guard,
+    progress,
     report_error,
     stderr_console,
     stdout_console,
 )
-from hlo_layout.report.progress_view import progress_stages
 from hlo_layout.syntax.parse import file_size
 
 StreamOpt = Annotated[
@@ -71,7 +71,7 @@ def inspect(
             stderr_console().print("error: --buffers goes with exactly one dump")
             raise typer.Exit(EXIT_USAGE)
         files = [(str(p), file_size(p)) for p in dumps]
-        with progress_stages(stderr_console(), sum(s for _, s in files), files) as stages:
+        with progress(files) as stages:
             if output_format is OutputFormat.json and computation is None and html is None:
                 result = api.write_inspect_json(
                     dumps,

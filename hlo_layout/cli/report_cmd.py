@@ -21,13 +21,13 @@ from hlo_layout.cli.common import (
     DumpArgs,
     TopOpt,
     guard,
+    progress,
     report_error,
     stderr_console,
 )
 from hlo_layout.layout.buffer_assignment import (
     BufferAssignment,
 )
-from hlo_layout.report.progress_view import progress_stages
 from hlo_layout.syntax.parse import file_size
 from hlo_layout.syntax.tree import Module
 
@@ -106,7 +106,7 @@ def report(
             stderr_console().print(f"error: {output} is a directory; give a file name for -o")
             raise typer.Exit(EXIT_USAGE)
         files = [(str(p), file_size(p)) for p in dumps]
-        with progress_stages(stderr_console(), sum(s for _, s in files), files) as stages:
+        with progress(files) as stages:
             entries, errors = read_dumps(dumps, buffers=buffers, strict=False, progress=stages)
             for error in errors:
                 report_error(error)

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import marshal
 import re
-from collections.abc import Sequence
+from array import array
+from collections import OrderedDict
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -34,6 +36,7 @@ from hlo_layout.memory.backend import (
     backend_in_text,
     resolve_backend,
 )
+from hlo_layout.memory.dataflow import kinds_of_calls
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.scan import attribute_pairs, tail_mentions
 from hlo_layout.syntax.shape import Shape
@@ -136,8 +139,13 @@ class SkeletonSpool:
         self._file = file
         self._shapes: list[Shape] = []
         self._shape_ids: dict[int, int] = {}  # id(shape) -> its number; the list keeps it alive
-        #: (name, start, length, callees) of each computation of the current module
-        self._items: list[tuple[str, int, int, tuple[str, ...]]] = []
+        self._common: dict[str, str] = {}  # opcodes, attribute keys, short values: one each
+        #: Of each computation of the current module: its name, where its skeleton starts in the
+        #: file and its length, and its calls as (opcode, callees)
+        self._names: list[str] = []
+        self._starts = array("q")
+        self._lengths = array("q")
+        self._calls: list[tuple[tuple[str, tuple[str, ...]], ...]] = []
 
     def _shape_id(self, shape: Shape) -> int:
         n = self._shape_ids.get(id(shape))
@@ -149,12 +157,12 @@ class SkeletonSpool:
     def add(
         self,
         computation: Computation,
-        callees: tuple[str, ...],
+        calls: Sequence[tuple[str, str]],
         pairs: Sequence[Sequence[tuple[str, str]] | None] | None = None,
     ) -> None:
-        """Write `computation`'s skeleton; `callees` names every computation it calls; `pairs`,
-        when given, is `attribute_pairs` of each instruction's attributes (the JSON writer has
-        read them already)."""
+        """Write `computation`'s skeleton; `calls` gives (callee, calling opcode) of each call
+        it makes; `pairs`, when given, is `attribute_pairs` of each instruction's attributes
+        (the JSON writer has read them already)."""
         ids = self._shape_ids
         shape_id = self._shape_id
         kept_keys = SKELETON_ATTRIBUTES
@@ -199,7 +207,14 @@ class SkeletonSpool:
         f.seek(0, 2)
         start = f.tell()
         f.write(data)
-        self._items.append((computation.name, start, len(data), callees))
+        grouped: dict[str, list[str]] = {}
+        for callee, opcode in calls:
+            grouped.setdefault(opcode, []).append(callee)
+        edges = tuple((opcode, tuple(callees)) for opcode, callees in grouped.items())
+        self._names.append(computation.name)
+        self._starts.append(start)
+        self._lengths.append(len(data))
+        self._calls.append(edges if edges else ())
 
     def _load(self, start: int, length: int) -> Computation:
         f = self._file
@@ -207,26 +222,35 @@ class SkeletonSpool:
         name, is_entry, synthetic, rows = marshal.loads(f.read(length))
         shapes = self._shapes
         new = tuple.__new__  # NamedTuples built as the scanner builds them (five times faster)
+        # Every string once: an operand's name is its producer's (marshal wrote it again), and
+        # opcodes, attribute keys and short values repeat across the module.
+        names = {row[0]: row[0] for row in rows}
+        common = self._common
         operand_cache: dict[str, Operand] = {}
 
         def operand(o: str | list[Any]) -> Operand:
             if isinstance(o, str):  # a plain `%x`: one Operand per name, as the scanner shares it
                 hit = operand_cache.get(o)
                 if hit is None:
-                    hit = operand_cache[o] = new(Operand, (o, None, None))
+                    hit = operand_cache[o] = new(Operand, (names.get(o, o), None, None))
                 return hit
             ref, index, s = o
-            return new(Operand, (ref, index, shapes[s] if s >= 0 else None))
+            return new(Operand, (names.get(ref, ref), index, shapes[s] if s >= 0 else None))
+
+        def attribute(key: str, raw: str) -> Attribute:
+            if len(raw) <= 16:
+                raw = common.setdefault(raw, raw)
+            return Attribute(common.setdefault(key, key), raw)
 
         instructions = tuple(
             new(
                 Instruction,
                 (
                     n,
-                    opcode,
+                    common.setdefault(opcode, opcode),
                     shapes[shape],
                     tuple([operand(o) for o in operands]),
-                    tuple([Attribute(key, raw) for key, raw in kept]),
+                    tuple([attribute(key, raw) for key, raw in kept]),
                     is_root,
                     None,
                     parameter_number,
@@ -242,21 +266,92 @@ class SkeletonSpool:
         self, name: str | None, attributes: tuple[Attribute, ...], entry: str | None
     ) -> Module:
         """The skeleton module of the computations added since the last call: those reachable
-        from `entry` (none without one), in the order they were added."""
-        calls = {c: callees for c, _, _, callees in self._items}
-        reached: set[str] = set()
-        stack = [entry] if entry is not None else []
-        while stack:
-            c = stack.pop()
-            if c in reached or c not in calls:
-                continue
-            reached.add(c)
-            stack.extend(calls[c])
+        from `entry` (none without one), in the order they were added. Fusion bodies stay in
+        the spool, read back when asked for (`SpooledModule`)."""
+        names, starts, lengths, calls = self._names, self._starts, self._lengths, self._calls
+        self._names, self._starts, self._lengths, self._calls = [], array("q"), array("q"), []
+        edges = dict(zip(names, calls))
+        del calls
+        kinds = kinds_of_calls(entry, edges, edges)
+        del edges
         computations = tuple(
-            self._load(start, length) for c, start, length, _ in self._items if c in reached
+            self._load(starts[n], lengths[n])
+            for n, c in enumerate(names)
+            if kinds.get(c) == "global"
         )
-        self._items = []
-        return skeleton_module(name, computations, attributes)
+        spooled = {c: n for n, c in enumerate(names) if kinds.get(c) in ("thread_local", "fusion")}
+        attributes = tuple(Attribute(a.key, a.raw) for a in attributes)
+        module = SpooledModule(name, computations, attributes)
+        module._cache["kinds"] = kinds
+        order = [c for c in names if c in kinds]
+        module._cache["spooled"] = _Spooled(self, order, spooled, starts, lengths)
+        return module
+
+
+class _Spooled:
+    """The computations a `SpooledModule` does not hold, read from the spool on demand; the
+    last few are kept (the assigner asks for a fusion's body once per operand it may share).
+    `order`: every reached computation's name, in module order."""
+
+    _KEEP = 32
+
+    def __init__(
+        self,
+        spool: SkeletonSpool,
+        order: list[str],
+        where: dict[str, int],
+        starts: array[int],
+        lengths: array[int],
+    ) -> None:
+        self._spool = spool
+        self.order = order
+        self._where = where  # name -> its number in `starts` and `lengths`
+        self._starts, self._lengths = starts, lengths
+        self._kept: OrderedDict[str, Computation] = OrderedDict()
+
+    def get(self, name: str) -> Computation | None:
+        kept = self._kept
+        hit = kept.get(name)
+        if hit is not None:
+            kept.move_to_end(name)
+            return hit
+        n = self._where.get(name)
+        if n is None:
+            return None
+        hit = kept[name] = self._spool._load(self._starts[n], self._lengths[n])
+        if len(kept) > self._KEEP:
+            kept.popitem(last=False)
+        return hit
+
+
+class SpooledModule(Module):
+    """A streamed skeleton module: `computations` holds the entry and the computations run
+    through control flow (those whose values get buffers); fusion bodies and thread-local
+    computations (reducers, comparators), most of a GPU dump's instructions, are not held but
+    read from the spool when `computation(name)` or `computations_in` asks for them (the
+    in-place and sharing rules look inside fusions; the buffer assigner counts thread-local
+    values once). Its `computation_kinds` come with it, from the call graph the spool kept.
+
+    So a fully reached 19 MB GPU dump's skeleton holds its 12,000 global instructions, not all
+    88,000. Valid while the spool's file is open."""
+
+    __slots__ = ()
+
+    def computation(self, name: str) -> Computation | None:
+        found = Module.computation(self, name)
+        if found is None:
+            spooled = self._cache.get("spooled")
+            if isinstance(spooled, _Spooled):
+                found = spooled.get(name.removeprefix("%"))
+        return found
+
+    def computations_in(self, names: Collection[str]) -> Iterator[Computation]:
+        spooled = self._cache.get("spooled")
+        if not isinstance(spooled, _Spooled):
+            return Module.computations_in(self, names)
+        wanted = names if isinstance(names, (set, frozenset, dict)) else set(names)
+        found = (self.computation(n) for n in spooled.order if n in wanted)
+        return (c for c in found if c is not None)
 
 
 _RANK = {"cpu": 0, "gpu": 1, "tpu": 2}
@@ -289,6 +384,7 @@ __all__ = [
     "SKELETON_ATTRIBUTES",
     "BackendVote",
     "SkeletonSpool",
+    "SpooledModule",
     "skeleton_computation",
     "skeleton_instruction",
     "skeleton_module",

@@ -215,11 +215,12 @@ class AliasAnalysis:
         self._donations(df)
         # Values come in id order, so the buffers are made in the order of their smallest id.
         self.buffers: list[list[HloValue]] = []
-        self.buffer_of: dict[int, int] = {}
+        self.buffer_of: list[int] = []  # value id -> its buffer's number (ids are dense)
         buffers, buffer_of, find = self.buffers, self.buffer_of, self._find
         numbered: dict[int, int] = {}  # alias set's root value -> buffer number
         for v in df.values:
             vid = v.id
+            assert vid == len(buffer_of), "value ids are their places in df.values"
             top = vid if parent[vid] == vid else find(vid)
             n = numbered.get(top)
             if n is None:
@@ -227,10 +228,13 @@ class AliasAnalysis:
                 buffers.append([v])
             else:
                 buffers[n].append(v)
-            buffer_of[vid] = n
+            buffer_of.append(n)
 
     def pairs(self, i: Instruction) -> list[Pair]:
-        """`output_operand_pairs(i, module)`, computed once per instruction."""
+        """`output_operand_pairs(i, module)`, computed once per fusion (which reads its body;
+        any other instruction's are found in a few checks, and not kept)."""
+        if i.opcode != "fusion":
+            return output_operand_pairs(i, self.dataflow.module)
         hit = self._pairs.get(id(i))
         if hit is None or hit[0] is not i:
             hit = self._pairs[id(i)] = (i, output_operand_pairs(i, self.dataflow.module))

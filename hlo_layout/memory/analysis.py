@@ -133,8 +133,8 @@ class _ValueColumns:
     start: list[int | None]
     end: list[int]
     kind: list[str]
-    size: dict[int, int]
-    color: dict[int, int]
+    size: list[int]
+    color: list[int]
 
     def rows(self) -> list[ValueRow]:
         name, index, end, kind, size, color = (

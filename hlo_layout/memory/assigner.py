@@ -96,6 +96,12 @@ class Allocation:
         return self.kind not in ("parameter", "constant", "thread_local") and not self.live_out
 
 
+#: The values and ranges of every thread-local allocation (a GPU dump has tens of thousands):
+#: shared, as nothing is ever placed in one (they are not `reusable`).
+_NOTHING_PLACED: dict[int, int] = {}
+_NO_RANGES: list[tuple[int, int, int]] = []
+
+
 @dataclass(slots=True)
 class SpaceHeap:
     """One memory space's heap simulation: the chosen packing and its trace."""
@@ -114,19 +120,24 @@ class BufferAssigner:
         self, df: DataflowAnalysis, alias: AliasAnalysis, lr: LiveRange, backend: Backend
     ) -> None:
         self.df, self.alias, self.lr, self.backend = df, alias, lr, backend
+        #: computation name -> (the computation, its users by operand name), the last few
+        self._users_cache: dict[str, tuple[Computation, dict[str, list[Instruction]]]] = {}
         # Sized once per distinct shape object (the parser shares one per distinct shape text;
         # the values keep each alive, so an id is not reused meanwhile).
         by_shape: dict[int, tuple[int, int]] = {}
         self._by_shape = by_shape
-        self.size: dict[int, int] = {}  # value id -> bytes (thread-local values: none)
-        self.color: dict[int, int] = {}
+        #: Value id (dense: the values' list order) -> bytes and color (thread-local values:
+        #: none). Lists, not dicts: a GPU dump has tens of thousands of values.
+        self.size: list[int] = []
+        self.color: list[int] = []
         size, color = self.size, self.color
         for v in df.values:
             shape = v.shape
             hit = by_shape.get(id(shape))
             if hit is None:
                 hit = by_shape[id(shape)] = (value_size(shape, backend), value_color(shape))
-            size[v.id], color[v.id] = hit
+            size.append(hit[0])
+            color.append(hit[1])
         self.buffer_size = [
             size[b[0].id] if len(b) == 1 else max(size[v.id] for v in b) for b in alias.buffers
         ]
@@ -136,7 +147,6 @@ class BufferAssigner:
         ]
         self.allocations: list[Allocation] = []
         self.allocation_of_value: dict[int, Allocation] = {}
-        self._users_cache: dict[str, dict[str, list[Instruction]]] = {}
         self.heaps: dict[int, SpaceHeap] = {}
         self.temp_allocation_bytes: dict[int, int] = {}
         self._reuse = _ReuseIndex()
@@ -238,12 +248,22 @@ class BufferAssigner:
         # assignments show), and their count shapes where std::partition moves the temp
         # allocations.
         allocations, by_shape, backend = self.allocations, self._by_shape, self.backend
-        for i, _index, shape in df.thread_local_values:
+        for opcode, _index, shape in df.thread_local_values:
             hit = by_shape.get(id(shape))
             if hit is None:
                 hit = by_shape[id(shape)] = (value_size(shape, backend), value_color(shape))
-            kind = "constant" if i.opcode == "constant" else "thread_local"
-            allocations.append(Allocation(len(allocations), hit[0], hit[1], kind, unranged=True))
+            kind = "constant" if opcode == "constant" else "thread_local"
+            allocations.append(
+                Allocation(
+                    len(allocations),
+                    hit[0],
+                    hit[1],
+                    kind,
+                    values=_NOTHING_PLACED,
+                    ranges=_NO_RANGES,
+                    unranged=True,
+                )
+            )
         self._combine()
 
     def _assign_one(self, n: int, allocation_indices: list[int], sequential: list[int]) -> None:
@@ -480,13 +500,19 @@ class BufferAssigner:
         return self.df.values[value_id].computation.name
 
     def _users(self, c: Computation) -> dict[str, list[Instruction]]:
-        got = self._users_cache.get(c.name)
-        if got is None:
-            got = {}
-            for i in c.instructions:
-                for o in i.operands:
-                    got.setdefault(o.name, []).append(i)
-            self._users_cache[c.name] = got
+        cache = self._users_cache
+        hit = cache.get(c.name)
+        if hit is not None and hit[0] is c:
+            return hit[1]
+        got: dict[str, list[Instruction]] = {}
+        for i in c.instructions:
+            for o in i.operands:
+                got.setdefault(o.name, []).append(i)
+        # Bounded: a streamed module's fusion bodies are read back on demand and dropped
+        # (layout/skeleton.SpooledModule); this must not keep them all alive.
+        if len(cache) >= 32:
+            cache.clear()
+        cache[c.name] = (c, got)
         return got
 
     def _fusion_can_share(self, fusion: Instruction, k: int) -> bool | None:

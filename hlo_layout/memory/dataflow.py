@@ -11,7 +11,7 @@ through them and they have no live range; XLA gives each its own allocation, so 
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Container, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hlo_layout.memory.nesting import run_nested
@@ -156,9 +156,9 @@ class DataflowAnalysis:
             raise ValueError("module has no computation")
         self.entry = entry
         self.values: list[HloValue] = []
-        #: (instruction, index, shape) of every value a thread-local computation defines, in
-        #: text order (module docstring).
-        self.thread_local_values: list[tuple[Instruction, Index, Shape]] = []
+        #: (opcode, index, shape) of every value a thread-local computation defines, in text
+        #: order (module docstring): only counted and sized, so the instruction is not kept.
+        self.thread_local_values: list[tuple[str, Index, Shape]] = []
         #: (computation name, instruction name) -> value set.
         self.sets: dict[tuple[str, str], ValueSet] = {}
         self._defined_at: dict[tuple[str, str], list[HloValue]] = {}
@@ -175,6 +175,7 @@ class DataflowAnalysis:
         self._evaluate(entry, None)
         self._positions_and_uses()
         self._split.clear()
+        self._defined_at.clear()  # read while evaluating only
 
     def _define_values(self) -> None:
         values, defined_at, entry = self.values, self._defined_at, self.entry
@@ -198,14 +199,11 @@ class DataflowAnalysis:
                 hit = memo[key] = (shape, own)
             return hit[1]
 
-        for c in self.module.computations:
-            kind = self.kinds.get(c.name)
-            if kind not in ("global", "thread_local"):
-                continue
-            if kind == "thread_local":
-                for i in c.instructions:
-                    thread_local.extend([(i, index, s) for index, s in defined(i, True)])
-                continue
+        kinds = self.kinds
+        for c in self.module.computations_in([n for n, k in kinds.items() if k == "thread_local"]):
+            for i in c.instructions:
+                thread_local.extend([(i.opcode, index, s) for index, s in defined(i, True)])
+        for c in self.global_computations:
             param_defines = c is entry
             for i in c.instructions:
                 own = defined(i, param_defines)
@@ -476,33 +474,54 @@ def computation_kinds(module: Module) -> dict[str, str]:
     """`global` (the entry and callees of while/conditional/call/async-start from global code),
     `thread_local` (reducers, comparators and other callees: XLA gives each of their buffers an
     allocation of its own) or `fusion` (fusion bodies: no buffers). Unreached computations are
-    absent. Mirrors GatherComputationsByAllocationType (buffer_assignment.cc).
+    absent. Mirrors GatherComputationsByAllocationType (buffer_assignment.cc). Cached on the
+    module (a streamed skeleton module comes with its kinds: `layout/skeleton.py`).
     """
-    entry = module.entry
+    cache = module._cache
+    kinds = cache.get("kinds")
+    if kinds is None:
+        entry = module.entry
+        edges = {
+            caller: [(i.opcode, names) for i, names in found]
+            for caller, found in call_edges(module).items()
+        }
+        known = {c.name for c in module.computations}
+        kinds = cache["kinds"] = kinds_of_calls(
+            entry.name if entry is not None else None, edges, known
+        )
+    return kinds  # type: ignore[return-value]
+
+
+def kinds_of_calls(
+    entry: str | None,
+    edges: Mapping[str, Sequence[tuple[str, Sequence[str]]]],
+    known: Container[str],
+) -> dict[str, str]:
+    """`computation_kinds` over the call graph alone: `edges` gives each computation's calls as
+    (calling opcode, callee names); callees not `known` are skipped. The kinds are the fixpoint
+    of "the best rank any caller gives", so the order of the edges does not matter."""
     if entry is None:
         return {}
     rank = {"global": 0, "thread_local": 1, "fusion": 2}
-    kinds: dict[str, str] = {entry.name: "global"}
+    kinds: dict[str, str] = {entry: "global"}
     stack = [entry]
-    edges = call_edges(module)
     while stack:
         c = stack.pop()
-        kind = kinds[c.name]
-        for i, names in edges.get(c.name, ()):
+        kind = kinds[c]
+        for opcode, names in edges.get(c, ()):
+            if opcode == "fusion":
+                new = "fusion"
+            elif opcode in SEQUENTIAL_CALLERS and kind == "global":
+                new = "global"
+            else:
+                new = "thread_local"
             for callee in names:
-                callee_c = module.computation(callee)
-                if callee_c is None:
+                if callee not in known:
                     continue
-                if i.opcode == "fusion":
-                    new = "fusion"
-                elif i.opcode in SEQUENTIAL_CALLERS and kind == "global":
-                    new = "global"
-                else:
-                    new = "thread_local"
                 old = kinds.get(callee)
                 if old is None or rank[new] < rank[old]:
                     kinds[callee] = new
-                    stack.append(callee_c)
+                    stack.append(callee)
     return kinds
 
 

@@ -7,14 +7,16 @@ one array of all intervals sorted by start (every interval is known before packi
 XLA's interval tree; the chunk chosen is XLA's: the smallest free gap that fits the aligned
 request, lowest offset on ties (see _Packer). The packing loop has a compiled twin
 (`accel/heap.c`, `_hlo_layout_heap`), used when built; the Python loop is the reference.
-Traces of fewer than _NUMPY_FROM intervals are indexed and packed without numpy, whose import
-would cost more than they do.
+The index and the compiled loop's arrays are built without numpy (`array`), whose import costs
+0.1 s and 14 MB of memory; only the Python loop's vectorized gap search, on traces of
+_NUMPY_FROM intervals or more, imports it.
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -70,8 +72,8 @@ def run_heap_simulation(
     values: Sequence[int],
     ranges: dict[int, tuple[int, int]],
     end_time: int,
-    size_of: dict[int, int],
-    buffer_of: dict[int, int],
+    size_of: Sequence[int],
+    buffer_of: Sequence[int],
     buffer_sizes: dict[int, int],
     operands_of: Callable[[int], Sequence[int]],
     can_share: Callable[[int, int], bool],
@@ -135,7 +137,7 @@ def run_heap_simulation(
 
 def msa_trace_peak(
     events: Events,
-    buffer_of: dict[int, int],
+    buffer_of: Sequence[int],
     computation_of: Callable[[int], object],
     ranges: dict[int, tuple[int, int]],
     unchained_end: dict[int, int],
@@ -320,7 +322,7 @@ def _round_up(x: int, a: int) -> int:
 
 #: Above this many time-overlapping chunks the gap search runs in numpy, below in Python.
 _VECTOR_FROM = 48
-#: Traces with fewer intervals are packed without numpy (_Packer.small).
+#: Traces with fewer intervals are packed by the Python loop without numpy (_Packer.small).
 _NUMPY_FROM = 1024
 _NO_GAP = (1 << 63) - 1  # int64 max
 
@@ -387,40 +389,28 @@ class _Packer:
         self.starts = [iv.start for iv in by_start]
         self.groups = _groups(intervals)
         n = len(by_start)
-        #: A small trace is indexed and packed in Python (the sorted gap search, never the
-        #: vectorized one): numpy's import would cost more than the packing.
+        #: A small trace is packed in Python with the sorted gap search only, never the
+        #: vectorized one: numpy's import would cost more than the packing.
         self.small = n < _NUMPY_FROM
+        #: The index as numpy arrays, for the Python loop's vectorized gap search on a big
+        #: trace (made when that loop first runs: the compiled loop takes `array`s, so a
+        #: built install never imports numpy here, whose import costs 0.1 s and 14 MB).
         self.alive: list[np.ndarray] = []
+        self.start_array: np.ndarray | None = None
         self.alive_lists: list[list[int]] = []
-        self._flat_cache: tuple[np.ndarray, ...] | None = None
-        self._position_keys: np.ndarray | None = None  # value ids by position (_flat)
-        if self.small:
-            self._index_python([iv.end for iv in by_start])
-            return
+        self._flat_cache: tuple[array, ...] | None = None
+        self._orders: dict[str, array] = {}
+        self._position_keys: list[int] = []  # value ids by position (_flat)
+        self._index_python([iv.end for iv in by_start])
+
+    def _numpy_index(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """(`start_array`, `alive`): starts and alive_lists as numpy arrays, made once."""
         import numpy as np
 
-        self.start_array = np.array(self.starts, dtype=np.int64)
-        ends = np.array([iv.end for iv in by_start], dtype=np.int64)
-        horizon = int(ends.max()) + 1 if n else 1
-        # The smallest stride whose checkpoint lists hold at most 4 entries per interval.
-        sorted_ends = np.sort(ends)
-        stride = 64
-        while True:
-            points = np.arange(0, horizon, stride)
-            alive = np.searchsorted(self.start_array, points, "right") - np.searchsorted(
-                sorted_ends, points, "left"
-            )
-            if int(alive.sum()) <= 4 * n + 64 or stride >= horizon:
-                break
-            stride *= 2
-        self.stride = stride
-        for c in range(0, horizon, stride):
-            p = bisect.bisect_right(self.starts, c)
-            ids = np.flatnonzero(ends[:p] >= c)
-            self.alive.append(ids)
-            self.alive_lists.append(ids.tolist())
-        empty = np.zeros(0, dtype=np.int64)
-        self._orders: dict[str, np.ndarray] = dict.fromkeys(ORDERS, empty)
+        if self.start_array is None:
+            self.start_array = np.array(self.starts, dtype=np.int64)
+            self.alive = [np.array(ids, dtype=np.int64) for ids in self.alive_lists]
+        return self.start_array, self.alive
 
     def _index_python(self, ends: list[int]) -> None:
         """__init__'s stride and checkpoint lists (alive_lists only), without numpy."""
@@ -476,48 +466,55 @@ class _Packer:
             return self._pack_compiled(_HEAP, alignment, order)
         return self._pack_python(alignment, order)
 
-    def _flat(self) -> tuple[np.ndarray, ...]:
+    def _flat(self) -> tuple[array, ...]:
         """The index as int64 arrays for the compiled loop (see accel/heap.c), made once.
 
         Leaders are numbered in `self.groups` order; returns (gptr, gmem, starts, ends, sizes,
-        aptr, aids); the packing orders (ORDERS) are kept in `_orders`."""
-        import numpy as np
-
+        aptr, aids); the packing orders (ORDERS) are made by `_order` when first asked for."""
         if self._flat_cache is None:
             by_start = sorted(self.intervals.values(), key=lambda iv: (iv.start, iv.key))
             position = self.position
-            sizes = np.array([iv.size for iv in by_start], dtype=np.int64)
-            self._position_keys = np.array([iv.key for iv in by_start], dtype=np.int64)
-            ends = np.array([iv.end for iv in by_start], dtype=np.int64)
-            leaders = list(self.groups)
-            lens = [len(self.groups[k]) for k in leaders]
-            gptr = np.zeros(len(leaders) + 1, dtype=np.int64)
-            np.cumsum(lens, out=gptr[1:])
-            gmem = np.array(
-                [position[g.key] for k in leaders for g in self.groups[k]], dtype=np.int64
-            )
-            lead = np.array([position[k] for k in leaders], dtype=np.int64)
-            keys = np.array(leaders, dtype=np.int64)
-            own_start, own_end, own_size = self.start_array[lead], ends[lead], sizes[lead]
-            group_end = np.maximum.reduceat(ends[gmem], gptr[:-1]) if len(leaders) else own_end
-            # The keys of _pack_python's sort; the value id makes each key unique.
-            spatial = np.lexsort((keys, own_start - own_end, -own_size))
-            temporal = np.lexsort((keys, -own_size, own_start - group_end))
-            start = np.lexsort((keys, -own_size, own_start))
-            aptr = np.zeros(len(self.alive) + 1, dtype=np.int64)
-            np.cumsum([len(a) for a in self.alive], out=aptr[1:])
-            aids = (
-                np.concatenate(self.alive).astype(np.int64)
-                if self.alive
-                else np.zeros(0, dtype=np.int64)
-            )
-            self._flat_cache = (gptr, gmem, self.start_array, ends, sizes, aptr, aids)
-            self._orders = {
-                "spatial": spatial.astype(np.int64),
-                "temporal": temporal.astype(np.int64),
-                "start": start.astype(np.int64),
-            }
+            sizes = array("q", [iv.size for iv in by_start])
+            self._position_keys = [iv.key for iv in by_start]
+            ends = array("q", [iv.end for iv in by_start])
+            gptr = array("q", [0])
+            gmem = array("q")
+            total = 0
+            for members in self.groups.values():
+                total += len(members)
+                gptr.append(total)
+                gmem.extend([position[g.key] for g in members])
+            aptr = array("q", [0])
+            aids = array("q")
+            total = 0
+            for ids in self.alive_lists:
+                total += len(ids)
+                aptr.append(total)
+                aids.extend(ids)
+            self._flat_cache = (gptr, gmem, array("q", self.starts), ends, sizes, aptr, aids)
         return self._flat_cache
+
+    def _order(self, sort: str) -> array:
+        """The leaders' packing order (numbers into `self.groups`), by _pack_python's keys (the
+        value id makes each key unique)."""
+        hit = self._orders.get(sort)
+        if hit is None:
+            gptr, gmem, starts, ends, sizes, _aptr, _aids = self._flat()
+            position = self.position
+            rows = []
+            for j, k in enumerate(self.groups):
+                lead = position[k]
+                own_start, own_size = starts[lead], sizes[lead]
+                if sort == "spatial":
+                    rows.append((-own_size, own_start - ends[lead], k, j))
+                elif sort == "temporal":
+                    group_end = max(ends[gmem[m]] for m in range(gptr[j], gptr[j + 1]))
+                    rows.append((own_start - group_end, -own_size, k, j))
+                else:
+                    rows.append((own_start, -own_size, k, j))
+            rows.sort()
+            hit = self._orders[sort] = array("q", [row[3] for row in rows])
+        return hit
 
     def _pack_compiled(self, heap_module: ModuleType, alignment: int, sort: str) -> HeapResult:
         heap, out = self._run_compiled(heap_module, alignment, sort)
@@ -525,34 +522,30 @@ class _Packer:
 
     def _run_compiled(
         self, heap_module: ModuleType, alignment: int, sort: str
-    ) -> tuple[int, np.ndarray]:
+    ) -> tuple[int, array]:
         """The compiled packing: (heap size, offset per position in start order)."""
-        import numpy as np
-
         flat = self._flat()
-        order = self._orders[sort]
-        out = np.zeros(len(self.starts), dtype=np.int64)
+        order = self._order(sort)
+        out = array("q", bytes(8 * len(self.starts)))
         gptr, gmem, starts, ends, sizes, aptr, aids = flat
         heap = heap_module.pack(
             order, gptr, gmem, starts, ends, sizes, aptr, aids, self.stride, alignment, out
         )
         return int(heap), out
 
-    def _compiled_result(self, sort: str, heap: int, out: np.ndarray) -> HeapResult:
-        """_run_compiled's packing as a HeapResult."""
-        import numpy as np
-
+    def _compiled_result(self, sort: str, heap: int, out: array) -> HeapResult:
+        """_run_compiled's packing as a HeapResult: the dicts in the Python loop's order
+        (packing order, each group's members in turn)."""
         gptr, gmem, _starts, _ends, sizes, _aptr, _aids = self._flat()
-        order = self._orders[sort]
-        # The dicts in the Python loop's order (packing order, each group's members in turn):
-        # the members' positions are gmem's runs taken in packing order.
-        lens = (gptr[1:] - gptr[:-1])[order]
-        firsts = np.cumsum(lens) - lens
-        pos = gmem[np.arange(int(lens.sum())) + np.repeat(gptr[:-1][order] - firsts, lens)]
-        assert self._position_keys is not None  # set by _flat
-        keys = self._position_keys[pos].tolist()
-        offsets = dict(zip(keys, out[pos].tolist()))
-        sizes_of = dict(zip(keys, sizes[pos].tolist()))
+        keys = self._position_keys
+        offsets: dict[int, int] = {}
+        sizes_of: dict[int, int] = {}
+        for j in self._order(sort):
+            for m in range(gptr[j], gptr[j + 1]):
+                pos = gmem[m]
+                key = keys[pos]
+                offsets[key] = out[pos]
+                sizes_of[key] = sizes[pos]
         return HeapResult(int(heap), offsets, sizes_of)
 
     def _pack_python(self, alignment: int, order: str) -> HeapResult:
@@ -576,7 +569,7 @@ class _Packer:
         if not self.small:
             import numpy as np
 
-            start_array = self.start_array
+            start_array, alive = self._numpy_index()
             committed_end = np.full(n, -1, dtype=np.int64)
             chunks = np.zeros((n, 2), dtype=np.int64)  # offset, aligned end
         offsets: dict[int, int] = {}

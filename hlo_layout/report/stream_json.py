@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import codecs
 import tempfile
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,14 +54,19 @@ STREAM_THRESHOLD = 64 << 20
 _KIND = "\x00kind\x00"
 _KIND_JSON = '"\\u0000kind\\u0000"'
 _BLOCK = 1 << 20
+_SHARED: dict[frozenset[str], frozenset[str]] = {}
 
 
 @dataclass
 class _Module:
     name: str | None
     attributes: tuple[Attribute, ...]
-    fragments: list[tuple[str, int, int]] = field(default_factory=list)  # (name, start, bytes)
-    callers: dict[str, list[str]] = field(default_factory=dict)  # callee -> caller opcodes
+    #: Each computation's name, and where its JSON starts in the spool and how long it is (in
+    #: arrays: a dump's ten thousand computations then cost no tuple or int objects)
+    fragments: list[str] = field(default_factory=list)
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    lengths: array[int] = field(default_factory=lambda: array("q"))
+    callers: dict[str, frozenset[str]] = field(default_factory=dict)  # callee -> caller opcodes
     entry: str | None = None
     backend: BackendVote = field(default_factory=BackendVote)
     verifier: ModuleVerifier = field(default_factory=ModuleVerifier)
@@ -110,14 +116,20 @@ def _add(
     for piece in computation_pieces(c, text, _KIND, c.is_entry):
         spool.write(piece.encode("utf-8"))
     text.calls = text.pairs = None
-    m.fragments.append((c.name, start, spool.tell() - start))
-    names = []
+    m.fragments.append(c.name)
+    m.starts.append(start)
+    m.lengths.append(spool.tell() - start)
+    callers = m.callers
     for callee, opcode in calls:
-        m.callers.setdefault(callee, []).append(opcode)
-        names.append(callee)
-    verifier.add_callees(names)
+        old = callers.get(callee)
+        if old is None or opcode not in old:
+            # The distinct calling opcodes, one shared set per combination (all the kind
+            # needs): a dump's thousands of callees then cost a dict entry each.
+            new = old | {opcode} if old is not None else frozenset((opcode,))
+            callers[callee] = _SHARED.setdefault(new, new)
+    verifier.add_callees([callee for callee, _ in calls])
     m.backend.add(c)
-    skeletons.add(c, tuple(names), pairs)
+    skeletons.add(c, calls, pairs)
     forget_tails()
 
 
@@ -164,7 +176,7 @@ def stream_inspect_json(
 
         def fill(n: int) -> Iterator[Iterator[str]]:
             m = spliced[n]
-            for name, start, length in m.fragments:
+            for name, start, length in zip(m.fragments, m.starts, m.lengths):
                 kind = computation_kind(name == m.entry, m.callers.get(name, ()))
                 yield _fragment(spool, start, length, kind)
 

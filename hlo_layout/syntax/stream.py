@@ -22,7 +22,7 @@ from typing import IO
 from hlo_layout.errors import HloLayoutError, Span
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.parse import HloInputError, open_binary, parse_modules
-from hlo_layout.syntax.tree import Attribute, Computation, Section
+from hlo_layout.syntax.tree import Attribute, Computation, Module, Section
 
 
 class StreamFallback(Exception):
@@ -63,8 +63,8 @@ def _opens_computation(stripped: str) -> bool:
     return stripped.endswith("{") and "=" not in stripped.split("(", 1)[0]
 
 
-def _chunks(lines: Iterator[str]) -> Iterator[tuple[str, int]]:
-    """(text, first line number) of each top-level piece of the file."""
+def _chunks(lines: Iterator[str]) -> Iterator[tuple[str, int, bool]]:
+    """(text, first line number, whether it is one computation) of each top-level piece."""
     buffer: list[str] = []
     first = 1
     number = 0
@@ -75,15 +75,15 @@ def _chunks(lines: Iterator[str]) -> Iterator[tuple[str, int]]:
         if inside:
             buffer.append(line)
             if stripped.startswith("}"):
-                yield "".join(buffer), first
+                yield "".join(buffer), first, True
                 buffer, inside = [], False
             continue
         if stripped.startswith("HloModule") or _opens_computation(stripped):
             if buffer and any(b.strip() for b in buffer):
-                yield "".join(buffer), first
+                yield "".join(buffer), first, False
             buffer, first = [line], number
             if stripped.startswith("HloModule"):
-                yield line, number
+                yield line, number, False
                 buffer = []
             else:
                 inside = True
@@ -96,7 +96,37 @@ def _chunks(lines: Iterator[str]) -> Iterator[tuple[str, int]]:
     if inside:
         raise StreamFallback  # an unterminated computation: the whole-file parse reports it
     if buffer and any(b.strip() for b in buffer):
-        yield "".join(buffer), first
+        yield "".join(buffer), first, False
+
+
+#: Computations are parsed in batches of about this many characters: one `parse_modules` per
+#: computation cost 40 % more than the whole-file parse (9,600 computations in 17.8 MB), while
+#: a batch's tree stays a few MB (and under parse._FREEZE_ABOVE, so it is never frozen).
+_BATCH = 128 << 10
+
+
+def _batches(chunks: Iterator[tuple[str, int, bool]]) -> Iterator[tuple[list[str], int]]:
+    """Consecutive computation chunks joined into batches (each chunk's lines keep their
+    numbers: the blank lines `_chunks` dropped between them are put back as empty lines);
+    every other chunk (a module header, a section, stray text) alone, in file order."""
+    batch: list[str] = []
+    first = next_line = size = 0
+    for text, line, computation in chunks:
+        if batch and (not computation or size >= _BATCH):
+            yield batch, first
+            batch = []
+        if not computation:
+            yield [text], line
+            continue
+        if not batch:
+            first, next_line, size = line, line, 0
+        if line > next_line:
+            batch.append("\n" * (line - next_line))
+        batch.append(text)
+        size += len(text)
+        next_line = line + text.count("\n")
+    if batch:
+        yield batch, first
 
 
 _GENERATED = re.compile(r"_(?:\.[0-9]+)?")
@@ -165,14 +195,11 @@ def stream_items(path: str | Path) -> Iterator[StreamItem]:
     """
     path = Path(path)
     inline_names = _InlineNames()
+    name = str(path)
     with _open(path) as f:
         try:
-            for text, first_line in _chunks(iter(f)):
-                try:
-                    modules = parse_modules(text, str(path), verify=False, first_line=first_line)
-                except HloLayoutError:
-                    raise StreamFallback from None
-                for module in modules:
+            for texts, first_line in _batches(_chunks(iter(f))):
+                for module in _parsed(texts, name, first_line):
                     if module.name is not None:
                         yield ModuleHeader(module.name, tuple(module.attributes), module.span)
                     yield from module.sections
@@ -181,3 +208,26 @@ def stream_items(path: str | Path) -> Iterator[StreamItem]:
             raise HloInputError(f"{path}: not UTF-8 text ({e.reason})") from None
         except (OSError, EOFError) as e:  # a truncated or corrupt .gz, met while reading
             raise HloInputError(f"{path}: broken gzip data ({e})") from None
+
+
+def _parsed(texts: list[str], name: str, first_line: int) -> Iterator[Module]:
+    """The modules of a batch; one that holds computations written inline (named `_`, `_.1`,
+    ... by the reader, see `_InlineNames`, which reads one chunk's at a time) is parsed again a
+    chunk at a time, so naming is the same as without batches."""
+    try:
+        modules = parse_modules("".join(texts), name, verify=False, first_line=first_line)
+    except HloLayoutError:
+        raise StreamFallback from None
+    if len(texts) == 1 or not any(
+        _GENERATED.fullmatch(c.name) for m in modules for c in m.computations
+    ):
+        yield from modules
+        return
+    line = first_line
+    for text in texts:
+        if text.strip():
+            try:
+                yield from parse_modules(text, name, verify=False, first_line=line)
+            except HloLayoutError:
+                raise StreamFallback from None
+        line += text.count("\n")

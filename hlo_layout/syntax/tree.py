@@ -12,7 +12,7 @@ into a synthesized instruction named `x_1`, which has no line in the text and so
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, overload
 
@@ -326,6 +326,12 @@ class Module:
         if by_name is None:
             by_name = self._cache["by_name"] = {c.name: c for c in self.computations}
         return by_name.get(name.removeprefix("%"))  # type: ignore[attr-defined]
+
+    def computations_in(self, names: Collection[str]) -> Iterator[Computation]:
+        """The computations named in `names`, in module order (a streamed skeleton module,
+        `layout/skeleton.SpooledModule`, reads back those it does not hold)."""
+        wanted = names if isinstance(names, (set, frozenset, dict)) else set(names)
+        return (c for c in self.computations if c.name in wanted)
 
     @property
     def entry(self) -> Computation | None:

@@ -52,7 +52,8 @@ def _without_sources(analysis: dict) -> dict:
 @pytest.mark.parametrize("path", FILES, ids=[corpus_id(p) for p in FILES])
 def test_spooled_skeleton_reads_back_equal(path: Path) -> None:
     """The spool gives back `skeleton_computation` of every computation reachable from the
-    entry, in file order, and none other."""
+    entry, in file order, and none other: global and thread-local ones held, fusion bodies on
+    demand; the kinds it computes from the calls alone equal `computation_kinds`."""
     for module in corpus_modules(path):
         entry = module.entry
         if entry is None:
@@ -60,12 +61,27 @@ def test_spooled_skeleton_reads_back_equal(path: Path) -> None:
         with tempfile.TemporaryFile("w+b") as f:
             spool = SkeletonSpool(f)
             for c in module.computations:
-                spool.add(c, tuple(dict.fromkeys(name for name, _ in callees(c))))
+                spool.add(c, [(name, i.opcode) for name, i in callees(c)])
             got = spool.module(module.name, tuple(module.attributes), entry.name)
-        reached = computation_kinds(module)
-        expected = [skeleton_computation(c) for c in module.computations if c.name in reached]
-        assert list(got.computations) == expected
-        assert [c.name for c in got.computations] == [c.name for c in expected]
+            kinds = computation_kinds(module)
+            assert computation_kinds(got) == kinds
+            held = [
+                skeleton_computation(c)
+                for c in module.computations
+                if kinds.get(c.name) == "global"
+            ]
+            assert list(got.computations) == held
+            for c in module.computations:  # the others: read back when asked for
+                if c.name in kinds:
+                    assert got.computation(c.name) == skeleton_computation(c)
+                    assert got.computation("%" + c.name) == skeleton_computation(c)
+                else:
+                    assert got.computation(c.name) is None
+            for kind in ("global", "thread_local", "fusion"):
+                named = {n for n, k in kinds.items() if k == kind}
+                assert list(got.computations_in(named)) == [
+                    skeleton_computation(c) for c in module.computations_in(named)
+                ]
 
 
 @pytest.mark.parametrize("path", FILES, ids=[corpus_id(p) for p in FILES])

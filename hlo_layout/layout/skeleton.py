@@ -223,42 +223,44 @@ class SkeletonSpool:
         shapes = self._shapes
         new = tuple.__new__  # NamedTuples built as the scanner builds them (five times faster)
         # Every string once: an operand's name is its producer's (marshal wrote it again), and
-        # opcodes, attribute keys and short values repeat across the module.
-        names = {row[0]: row[0] for row in rows}
+        # opcodes, attribute keys and short values repeat across the module. A plain `%x` is
+        # one Operand per name, as the scanner shares it.
         common = self._common
-        operand_cache: dict[str, Operand] = {}
+        plain = {row[0]: new(Operand, (row[0], None, None)) for row in rows}
 
         def operand(o: str | list[Any]) -> Operand:
-            if isinstance(o, str):  # a plain `%x`: one Operand per name, as the scanner shares it
-                hit = operand_cache.get(o)
-                if hit is None:
-                    hit = operand_cache[o] = new(Operand, (names.get(o, o), None, None))
+            if isinstance(o, str):  # a name defined in another computation (rare)
+                hit = plain[o] = new(Operand, (o, None, None))
                 return hit
             ref, index, s = o
-            return new(Operand, (names.get(ref, ref), index, shapes[s] if s >= 0 else None))
+            known = plain.get(ref)
+            return new(Operand, (known[0] if known else ref, index, shapes[s] if s >= 0 else None))
 
         def attribute(key: str, raw: str) -> Attribute:
             if len(raw) <= 16:
                 raw = common.setdefault(raw, raw)
             return Attribute(common.setdefault(key, key), raw)
 
+        get = plain.get
         instructions = tuple(
-            new(
-                Instruction,
-                (
-                    n,
-                    common.setdefault(opcode, opcode),
-                    shapes[shape],
-                    tuple([operand(o) for o in operands]),
-                    tuple([attribute(key, raw) for key, raw in kept]),
-                    is_root,
-                    None,
-                    parameter_number,
-                    None,
-                    inferred,
-                ),
-            )
-            for n, opcode, shape, operands, kept, is_root, parameter_number, inferred in rows
+            [
+                new(
+                    Instruction,
+                    (
+                        n,
+                        common.setdefault(opcode, opcode),
+                        shapes[shape],
+                        tuple([get(o) or operand(o) for o in operands]) if operands else (),
+                        tuple([attribute(key, raw) for key, raw in kept]) if kept else (),
+                        is_root,
+                        None,
+                        parameter_number,
+                        None,
+                        inferred,
+                    ),
+                )
+                for n, opcode, shape, operands, kept, is_root, parameter_number, inferred in rows
+            ]
         )
         return Computation(name, instructions, is_entry=is_entry, synthetic=synthetic)
 

@@ -41,6 +41,10 @@ _MAY_PAIR = _DEFAULT_IN_PLACE | {
 _MAX_NESTING = 64
 
 
+#: The pairs of an instruction with none, shared by the memo of `AliasAnalysis.pairs`.
+_NO_PAIRS: list[Pair] = []
+
+
 def output_operand_pairs(i: Instruction, module: Module, depth: int = 0) -> list[Pair]:
     """(output index, operand number, operand index) that must share one buffer: XLA's
     AliasInfo::GetInPlaceInputOutputPairs (alias_info.cc). Deviation: no backend hook
@@ -195,7 +199,7 @@ class AliasAnalysis:
         no_values: dict[Index, tuple[HloValue, ...]] = {}
         for c in df.global_computations:
             for i in c.instructions:
-                vs = df.sets.get((c.name, i.name), no_values)
+                vs = df.value_set(c, i.name) or no_values
                 for values in vs.values():
                     if len(values) > 1:
                         union_sets([values])
@@ -204,7 +208,7 @@ class AliasAnalysis:
                         b = module.computation(name)
                         if b is None or b.root is None:
                             continue
-                        broot = df.sets.get((b.name, b.root.name), {})
+                        broot = df.value_set(b, b.root.name)
                         for index, values in vs.items():
                             union_sets([values, broot.get(index, ())])
                 for out_index, k, op_index in self.pairs(i):
@@ -237,7 +241,9 @@ class AliasAnalysis:
             return output_operand_pairs(i, self.dataflow.module)
         hit = self._pairs.get(id(i))
         if hit is None or hit[0] is not i:
-            hit = self._pairs[id(i)] = (i, output_operand_pairs(i, self.dataflow.module))
+            # most fusions have none: one shared empty list (never written to)
+            found = output_operand_pairs(i, self.dataflow.module) or _NO_PAIRS
+            hit = self._pairs[id(i)] = (i, found)
         return hit[1]
 
     def _donations(self, df: DataflowAnalysis) -> None:
@@ -245,7 +251,7 @@ class AliasAnalysis:
         entry = df.entry
         if a is None or entry.root is None:
             return
-        root = df.sets.get((entry.name, entry.root.name), {})
+        root = df.value_set(entry, entry.root.name)
         params = {p.parameter_number: p for p in entry.parameter_instructions}
         self.donated: set[tuple[int, Index]] = set()
         for m in _PAIR_RE.finditer(a.raw):
@@ -254,7 +260,7 @@ class AliasAnalysis:
             if p is None:
                 continue
             self.donated.add((number, p_index))
-            pv = df.sets.get((entry.name, p.name), {}).get(p_index, ())
+            pv = df.value_set(entry, p.name).get(p_index, ())
             for v in root.get(out_index, ()) + pv:
                 if pv:
                     self._union(pv[0].id, v.id)

@@ -404,7 +404,7 @@ def _analyze(
             if one is None:
                 continue
             start, end = one.start, one.end
-            alloc = allocation_of_value.get(rep.id)
+            alloc = allocation_of_value[rep.id]
             kind = _allocation_kind(alloc.kind, alloc.live_out) if alloc else "temp"
             vid = rep.id
             v_name[vid], v_index[vid], v_start[vid], v_end[vid] = (
@@ -422,7 +422,7 @@ def _analyze(
             end = max(r.end for r, _ in ranged)
             rep = max(ranged, key=lambda rv: (assigner.size[rv[1].id], -rv[1].id))[1]
             for r, v in ranged:
-                alloc = allocation_of_value.get(v.id)
+                alloc = allocation_of_value[v.id]
                 v_name[v.id], v_index[v.id], v_start[v.id], v_end[v.id] = (
                     v.instruction.name,
                     v.index,

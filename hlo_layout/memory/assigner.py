@@ -30,7 +30,6 @@ from hlo_layout.syntax.shape import ArrayShape, OpaqueShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Operand
 
 _VMEM_ALIGN = 1
-_NO_VALUES: dict[Index, tuple[HloValue, ...]] = {}  # the value set of a name without one
 
 
 def _offload_context(v: HloValue) -> bool:
@@ -146,7 +145,8 @@ class BufferAssigner:
             b[0].live_out if len(b) == 1 else any(v.live_out for v in b) for b in alias.buffers
         ]
         self.allocations: list[Allocation] = []
-        self.allocation_of_value: dict[int, Allocation] = {}
+        #: value id -> its allocation, None before it has one (a list: the ids are dense)
+        self.allocation_of_value: list[Allocation | None] = [None] * len(df.values)
         self.heaps: dict[int, SpaceHeap] = {}
         self.temp_allocation_bytes: dict[int, int] = {}
         self._reuse = _ReuseIndex()
@@ -238,6 +238,7 @@ class BufferAssigner:
             keyed.append((-z, not live_out[n], first, n))
         keyed.sort()  # n last: the order of a stable sort on the first three
         global_buffers = [k[3] for k in keyed]
+        del post, keyed  # not needed by the heap simulation, where memory peaks
         allocation_indices: list[int] = []
         sequential: list[int] = []
         for n in global_buffers:
@@ -248,7 +249,7 @@ class BufferAssigner:
         # assignments show), and their count shapes where std::partition moves the temp
         # allocations.
         allocations, by_shape, backend = self.allocations, self._by_shape, self.backend
-        for opcode, _index, shape in df.thread_local_values:
+        for opcode, shape in df.thread_local_values:
             hit = by_shape.get(id(shape))
             if hit is None:
                 hit = by_shape[id(shape)] = (value_size(shape, backend), value_color(shape))
@@ -309,16 +310,16 @@ class BufferAssigner:
                 if self._maybe_assign(self.allocations[k], n):
                     return
         if self.backend.reuse_allocations:
-            sets = self.df.sets
+            value_set = self.df.value_set
             for v in buffer:
                 if v.index != ():
                     continue
                 c, i = v.computation, v.instruction
                 for op in i.operands:
-                    vs = sets.get((c.name, op.name), _NO_VALUES)
+                    vs = value_set(c, op.name)
                     idx: Index = (op.index,) if op.index is not None else ()
                     for ov in vs.get(idx, ()):
-                        held = self.allocation_of_value.get(ov.id)
+                        held = self.allocation_of_value[ov.id]
                         if held is not None and self._maybe_assign(held, n):
                             return
             allocations = self.allocations
@@ -601,7 +602,7 @@ class BufferAssigner:
             c, i = v.computation, v.instruction
             out: list[int] = []
             for op in i.operands:
-                vs = df.sets.get((c.name, op.name), {})
+                vs = df.value_set(c, op.name)
                 for ov in vs.get((), ()):
                     out.append(ov.id)
             return out
@@ -631,10 +632,7 @@ class BufferAssigner:
                 if (
                     op is not None
                     and op.opcode == "copy-done"
-                    and [
-                        v.id
-                        for v in df.sets.get((o.computation.name, op.name), _NO_VALUES).get((), ())
-                    ]
+                    and [v.id for v in df.value_set(o.computation, op.name).get((), ())]
                     == [operand_id]
                 ):
                     return self.can_share(o.computation, op, (), ui, u.index)

@@ -110,6 +110,7 @@ class HloValue:
 
 
 ValueSet = dict[Index, tuple[HloValue, ...]]
+_NO_SETS: dict[str, ValueSet] = {}  # the sets of a computation never evaluated
 
 #: `_steps`: opcodes whose set is operand 0's (plus their own values).
 _FORWARD_OPERAND_0 = frozenset(
@@ -156,11 +157,13 @@ class DataflowAnalysis:
             raise ValueError("module has no computation")
         self.entry = entry
         self.values: list[HloValue] = []
-        #: (opcode, index, shape) of every value a thread-local computation defines, in text
-        #: order (module docstring): only counted and sized, so the instruction is not kept.
-        self.thread_local_values: list[tuple[str, Index, Shape]] = []
-        #: (computation name, instruction name) -> value set.
-        self.sets: dict[tuple[str, str], ValueSet] = {}
+        #: (opcode, shape) of every value a thread-local computation defines, in text order
+        #: (module docstring): only counted and sized, so neither the instruction nor the
+        #: index is kept.
+        self.thread_local_values: list[tuple[str, Shape]] = []
+        #: computation name -> instruction name -> value set (nested, not keyed by pairs: a
+        #: pair per instruction cost more than its set).
+        self.sets: dict[str, dict[str, ValueSet]] = {}
         self._defined_at: dict[tuple[str, str], list[HloValue]] = {}
         self.kinds = computation_kinds(module)
         #: The computations holding buffers (kind `global`), in module order.
@@ -202,7 +205,7 @@ class DataflowAnalysis:
         kinds = self.kinds
         for c in self.module.computations_in([n for n, k in kinds.items() if k == "thread_local"]):
             for i in c.instructions:
-                thread_local.extend([(i.opcode, index, s) for index, s in defined(i, True)])
+                thread_local.extend([(i.opcode, s) for _, s in defined(i, True)])
         for c in self.global_computations:
             param_defines = c is entry
             for i in c.instructions:
@@ -231,11 +234,11 @@ class DataflowAnalysis:
 
     # -- value sets ----------------------------------------------------------------------------
     def value_set(self, c: Computation, name: str) -> ValueSet:
-        return self.sets.get((c.name, name), {})
+        return self.sets.get(c.name, _NO_SETS).get(name, {})
 
     def _operand_set(self, c: Computation, i: Instruction, k: int) -> ValueSet:
         op = i.operands[k]
-        vs = self.sets.get((c.name, op.name), {})
+        vs = self.sets.get(c.name, _NO_SETS).get(op.name, {})
         if op.index is not None:  # `%x#1`: element 1 of the tuple x
             return self._element(vs, op.index)
         return vs
@@ -265,15 +268,16 @@ class DataflowAnalysis:
 
     def _steps(self, c: Computation, params: list[ValueSet] | None) -> _Steps:
         """`_evaluate`'s body for one computation, yielding where it needs a callee's root."""
-        sets = self.sets
+        sets = self.sets.setdefault(c.name, {})
+        prefix = (c.name,)
         for i in c.instructions:
-            key = (c.name, i.name)
+            key = i.name
             op = i.opcode
             if op == "parameter" and params is not None:
                 n = i.parameter_number or 0
                 sets[key] = dict(params[n]) if n < len(params) else {}
                 continue
-            defined = self._defined_at.get(key)
+            defined = self._defined_at.get((*prefix, key))
             if op not in _STEP_OPCODES:  # most instructions: their own values and no others
                 if defined is None:
                     sets[key] = {}
@@ -296,7 +300,8 @@ class DataflowAnalysis:
                 start = c.get(i.operands[0].name)
                 callee = self._callee(start, 0) if start is not None else None
                 if callee is not None and callee.root is not None:
-                    for idx, v in sets.get((callee.name, callee.root.name), {}).items():
+                    root_set = self.sets.get(callee.name, _NO_SETS).get(callee.root.name, {})
+                    for idx, v in root_set.items():
                         out[(1, *idx)] = v
             elif op in _FORWARD_OPERAND_0 and i.operands:
                 out = dict(self._operand_set(c, i, 0))
@@ -349,7 +354,7 @@ class DataflowAnalysis:
             out.update(own)
             sets[key] = out
         root = c.root
-        return sets.get((c.name, root.name), {}) if root is not None else {}
+        return sets.get(root.name, {}) if root is not None else {}
 
     def _operand_sets(self, c: Computation, i: Instruction) -> list[ValueSet]:
         return [self._operand_set(c, i, k) for k in range(len(i.operands))]
@@ -431,11 +436,12 @@ class DataflowAnalysis:
 
     # -- positions and uses --------------------------------------------------------------------
     def _positions_and_uses(self) -> None:
-        sets, entry = self.sets, self.entry
+        entry = self.entry
         for c in self.global_computations:
-            root, cname = c.root, c.name
+            root = c.root
+            sets = self.sets.get(c.name, _NO_SETS)
             for i in c.instructions:
-                vs = sets.get((cname, i.name))
+                vs = sets.get(i.name)
                 if vs:
                     live_out = c is entry and i is root
                     for index, values in vs.items():
@@ -452,7 +458,7 @@ class DataflowAnalysis:
                     continue
                 top_only = op in ("get-tuple-element", "copy")
                 for k, o in enumerate(i.operands):
-                    ovs = sets.get((cname, o.name))
+                    ovs = sets.get(o.name)
                     if not ovs:
                         continue
                     if o.index is not None:  # `%x#1`: element 1 of the tuple x

@@ -87,12 +87,24 @@ def run_heap_simulation(
     over their operands' memory (Backend.concat_views); operands dying there are freed first.
     """
     order = sorted(values, key=lambda v: (ranges[v][0], ranges[v][1], v))
-    defined: list[list[int]] = [[] for _ in range(end_time + 1)]
-    freed: list[list[int]] = [[] for _ in range(end_time + 1)]
+    # By time step, only the steps where something starts or ends (a list per step of the
+    # whole schedule cost more than the values).
+    defined: dict[int, list[int]] = {}
+    freed: dict[int, list[int]] = {}
     for v in order:
         s, e = ranges[v]
-        defined[s].append(v)
-        freed[e].append(v)
+        got = defined.get(s)
+        if got is None:
+            defined[s] = [v]
+        else:
+            got.append(v)
+        got = freed.get(e)
+        if got is None:
+            freed[e] = [v]
+        else:
+            got.append(v)
+    del order
+    nothing: list[int] = []
     wanted = set(values)
     buffer_count: dict[int, int] = {}
     for v in values:
@@ -102,11 +114,12 @@ def run_heap_simulation(
     ev = Events()
     live_end = {v: ranges[v][1] for v in values}
     for t in range(end_time + 1):
-        for v in defined[t]:
+        freed_now = freed.get(t, nothing)
+        for v in defined.get(t, nothing):
             if v in views:
                 for o in operands_of(v):
-                    if o in wanted and live_end[o] == t and o in freed[t]:
-                        freed[t].remove(o)
+                    if o in wanted and live_end[o] == t and o in freed_now:
+                        freed_now.remove(o)
                         ev.free(o, buffer_sizes[buffer_of[o]])
             b = buffer_of[v]
             first = first_in_buffer.get(b)
@@ -118,11 +131,11 @@ def run_heap_simulation(
                 for o in operands_of(v):
                     if o not in wanted or buffer_count.get(buffer_of[o], 0) > 1:
                         continue
-                    if live_end[o] != t or o not in freed[t]:
+                    if live_end[o] != t or o not in freed_now:
                         continue
                     if can_share(o, v):
                         ev.free(o, buffer_sizes[buffer_of[o]])
-                        freed[t].remove(o)
+                        freed_now.remove(o)
                         ev.share(v, o, buffer_sizes[buffer_of[o]])
                         live_end[o] = live_end[v]
                         shared = True
@@ -130,7 +143,7 @@ def run_heap_simulation(
             if not shared:
                 ev.alloc(v, buffer_sizes[b])
                 first_in_buffer[b] = v
-        for v in freed[t]:
+        for v in freed_now:
             ev.free(v, buffer_sizes[buffer_of[v]])
     return ev
 

@@ -249,10 +249,10 @@ def write_inspect_json(
     items = _sources(sources)
     if len(items) == 1 and computation is None and not _is_text(items[0]):
         from hlo_layout.report.stream_json import STREAM_THRESHOLD
-        from hlo_layout.syntax.parse import file_size
+        from hlo_layout.syntax.parse import text_size
 
         path = Path(items[0])
-        big = file_size(path) > STREAM_THRESHOLD
+        big = text_size(path) > STREAM_THRESHOLD
         if (stream if stream is not None else big) and _write_streamed(path, out, buffers, top):
             return InspectResult((), (), None)
     result = inspect(

@@ -93,3 +93,25 @@ def test_readme_notebook_example_on_a_jax_compile() -> None:
     doc = result.to_dict()
     assert doc["modules"][0]["entry_parameters"][0]["shape"].startswith("f32[128,64]")
     assert "hlo-layout-data" in result._repr_html_()
+
+
+def test_big_dumps_stream_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over STREAM_THRESHOLD of text, `write_inspect_json` streams (no tree kept) with the same
+    bytes; a gzip dump is judged by its text's size (the gzip trailer), not the file's."""
+    import gzip
+
+    from hlo_layout.report import stream_json
+    from hlo_layout.syntax.parse import text_size
+
+    text = TPU.read_bytes()
+    packed = tmp_path / "conv.after_optimizations.txt.gz"
+    packed.write_bytes(gzip.compress(text))
+    assert text_size(packed) == len(text) > packed.stat().st_size
+    assert text_size(TPU) == len(text)
+    monkeypatch.setattr(stream_json, "STREAM_THRESHOLD", (len(text) + packed.stat().st_size) // 2)
+    for path in (TPU, packed):
+        expected = io.StringIO()
+        assert hlo_layout.write_inspect_json(path, expected, stream=False).modules
+        out = io.StringIO()
+        assert hlo_layout.write_inspect_json(path, out).modules == ()
+        assert out.getvalue() == expected.getvalue()

@@ -46,10 +46,12 @@ from hlo_layout.syntax.stream import ModuleHeader, StreamFallback, stream_items
 from hlo_layout.syntax.tree import Attribute, Computation
 from hlo_layout.syntax.verify import ModuleVerifier
 
-#: Above this size, `inspect --format json` streams. Below it the in-memory path is faster and
-#: barely larger: the peak analysis, which both run over the whole module, dominates memory
-#: (measured: README, "Streaming big dumps").
-STREAM_THRESHOLD = 64 << 20
+#: Above this much text, `inspect --format json` streams. The whole tree costs about 8 bytes per
+#: byte of text (70 MB at 8 MiB), streaming about 1.5-3x the text in all (the skeleton of the
+#: computations that hold buffers and the peak analysis over it) for 20-40 % more time; below
+#: it the tree is small next to the interpreter and the in-memory path is faster (measured:
+#: README, "Streaming big dumps").
+STREAM_THRESHOLD = 8 << 20
 #: Stands for the computation's kind in the spool until every caller has been seen.
 _KIND = "\x00kind\x00"
 _KIND_JSON = '"\\u0000kind\\u0000"'

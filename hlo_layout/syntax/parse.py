@@ -163,6 +163,23 @@ def file_size(path: str | Path) -> int:
         return 0
 
 
+def text_size(path: str | Path) -> int:
+    """The size of a dump's text: `file_size`, or for a gzip file the size its trailer gives
+    (ISIZE: the uncompressed size modulo 2**32, of the last member), so a compressed dump is
+    judged by what it will be. 0 when it cannot be read."""
+    size = file_size(path)
+    if size < 18 or str(path) == "-":
+        return size
+    try:
+        with Path(path).open("rb") as f:
+            if f.read(2) != b"\x1f\x8b":
+                return size
+            f.seek(-4, 2)
+            return max(size, int.from_bytes(f.read(4), "little"))
+    except OSError:
+        return size
+
+
 def source_name(path: str | Path) -> str:
     """The name errors give a dump: its path, or `<stdin>` for `-`."""
     return "<stdin>" if str(path) == "-" else str(path)

@@ -74,3 +74,45 @@ def test_errors_in_a_chunk_fall_back(tmp_path: Path) -> None:
     with pytest.raises(HloLayoutError) as info:
         parse_file_modules(bad)
     assert info.value.span.line == 4
+
+
+_BATCHED = (
+    "HloModule m\n"
+    "\n"
+    "// a comment between computations\n"
+    "%r (a: f32[], b: f32[]) -> f32[] {\n"
+    "  %a = f32[] parameter(0)\n"
+    "  %b = f32[] parameter(1)\n"
+    "  ROOT %s = f32[] add(%a, %b)\n"
+    "}\n"
+    "\n\n"
+    "%_.5 (p: f32[]) -> f32[] {\n"  # named as the reader names inline computations
+    "  ROOT %p = f32[] parameter(0)\n"
+    "}\n"
+    "ENTRY %e (x: f32[8]) -> f32[] {\n"
+    "  %x = f32[8]{0} parameter(0)\n"
+    "  %z = f32[] constant(0)\n"
+    "  %y = f32[] reduce(%x, %z), dimensions={0}, to_apply={ %c = f32[] parameter(0) "
+    "%d = f32[] parameter(1) ROOT %m = f32[] maximum(%c, %d) }\n"
+    "  ROOT %w = f32[] reduce(%x, %y), dimensions={0}, to_apply=%r\n"
+    "}\n"
+)
+
+
+@pytest.mark.parametrize("batch", [1, 1 << 20])
+def test_batches_keep_items_and_lines(tmp_path: Path, batch: int, monkeypatch) -> None:
+    """Computations parsed in batches (`stream._BATCH`: one chunk each, or all at once) give the
+    whole-file items and line numbers: across dropped blank and comment lines, and with inline
+    computations (named `_`, `_.1`, ... as the whole file names them; a user's `_.5` kept)."""
+    from hlo_layout.syntax import stream
+
+    path = tmp_path / "batched.txt"
+    path.write_text(_BATCHED)
+    monkeypatch.setattr(stream, "_BATCH", batch)
+    (module,) = parse_file_modules(path)
+    items = [i for i in stream_items(path) if not isinstance(i, ModuleHeader)]
+    assert items == list(module.computations)
+    assert [c.name for c in items] == [c.name for c in module.computations]
+    whole = [i for c in module.computations for i in c.instructions]
+    streamed = [i for c in items for i in c.instructions]
+    assert _lines(streamed) == _lines(whole) == [i.span.line for i in whole]

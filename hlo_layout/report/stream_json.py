@@ -24,12 +24,13 @@ Memory: the largest computation's tree while reading; then the module's reachabl
 from __future__ import annotations
 
 import codecs
+import os
 import tempfile
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TextIO
+from typing import IO, Any, BinaryIO, TextIO
 
 from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.module_memory import ShapeFacts, memory_report
@@ -55,6 +56,7 @@ STREAM_THRESHOLD = 8 << 20
 #: Stands for the computation's kind in the spool until every caller has been seen.
 _KIND = "\x00kind\x00"
 _KIND_JSON = '"\\u0000kind\\u0000"'
+_KIND_BYTES = _KIND_JSON.encode()
 _BLOCK = 1 << 20
 _SHARED: dict[frozenset[str], frozenset[str]] = {}
 
@@ -176,14 +178,59 @@ def stream_inspect_json(
         heads = [m.head for m in modules]
         spliced = [m for m in modules if m.fragments]
 
+        raw = _utf8_buffer(out)
+        sink: Any = _Sink(out, raw) if raw is not None else out
+
         def fill(n: int) -> Iterator[Iterator[str]]:
             m = spliced[n]
             for name, start, length in zip(m.fragments, m.starts, m.lengths):
                 kind = computation_kind(name == m.entry, m.callers.get(name, ()))
-                yield _fragment(spool, start, length, kind)
+                if raw is not None:
+                    yield _fragment_bytes(spool, start, length, kind)  # type: ignore[misc]
+                else:
+                    yield _fragment(spool, start, length, kind)
 
-        write_document(out, {"schema_version": SCHEMA_VERSION, "modules": heads}, fill)
+        write_document(sink, {"schema_version": SCHEMA_VERSION, "modules": heads}, fill)
         out.flush()
+
+
+def _utf8_buffer(out: TextIO) -> BinaryIO | None:
+    """`out`'s byte stream when writing the spool's UTF-8 bytes there is the same as writing
+    their text to `out` (a UTF-8 text stream that turns no newline into another): the spool is
+    then copied without being decoded and encoded again."""
+    buffer = getattr(out, "buffer", None)
+    encoding = (getattr(out, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if buffer is None or encoding != "utf8" or os.linesep != "\n":
+        return None
+    return buffer  # type: ignore[no-any-return]
+
+
+class _Sink:
+    """`write_document`'s stream: text to `out`, spooled bytes straight to its buffer."""
+
+    def __init__(self, out: TextIO, raw: BinaryIO) -> None:
+        self._out, self._raw = out, raw
+
+    def write(self, piece: str | bytes) -> None:
+        if type(piece) is bytes:
+            self._out.flush()
+            self._raw.write(piece)
+        else:
+            self._out.write(piece)  # type: ignore[arg-type]
+
+
+def _fragment_bytes(spool: IO[bytes], start: int, length: int, kind: str) -> Iterator[bytes]:
+    """`_fragment` as UTF-8 bytes, as they sit in the spool."""
+    spool.seek(start)
+    first = True
+    left = length
+    while left > 0:
+        block = spool.read(min(_BLOCK, left))
+        left -= len(block)
+        if first:  # the kind is the second key, always in the first block
+            block = block.replace(_KIND_BYTES, f'"{kind}"'.encode(), 1)
+            first = False
+        yield block
 
 
 def _fragment(spool: IO[bytes], start: int, length: int, kind: str) -> Iterator[str]:

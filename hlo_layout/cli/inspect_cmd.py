@@ -31,7 +31,7 @@ StreamOpt = Annotated[
     bool | None,
     typer.Option(
         "--stream/--no-stream",
-        help="JSON one computation at a time, in bounded memory (default: for dumps over 8 MiB of text).",
+        help="JSON one computation at a time, in bounded memory (default: over 8 MiB of text).",
         show_default=False,
     ),
 ]

@@ -146,6 +146,9 @@ class SkeletonSpool:
         self._starts = array("q")
         self._lengths = array("q")
         self._calls: list[tuple[tuple[str, tuple[str, ...]], ...]] = []
+        #: (opcode, kept attribute keys) of its ROOT (None without one), one tuple per kind
+        self._roots: list[tuple[str, tuple[str, ...]] | None] = []
+        self._signatures: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...]]] = {}
 
     def _shape_id(self, shape: Shape) -> int:
         n = self._shape_ids.get(id(shape))
@@ -202,6 +205,16 @@ class SkeletonSpool:
                     inferred,
                 )
             )
+        root = computation.root
+        signature = None
+        if root is not None:
+            instructions = computation.instructions
+            k = len(instructions) - 1
+            while instructions[k] is not root:  # the last one, nearly always
+                k -= 1
+            row = rows[k]
+            found = (row[1], tuple(key for key, _ in row[4]))
+            signature = self._signatures.setdefault(found, found)
         data = marshal.dumps((computation.name, computation.is_entry, computation.synthetic, rows))
         f = self._file
         f.seek(0, 2)
@@ -215,6 +228,7 @@ class SkeletonSpool:
         self._starts.append(start)
         self._lengths.append(len(data))
         self._calls.append(edges if edges else ())
+        self._roots.append(signature)
 
     def _load(self, start: int, length: int) -> Computation:
         f = self._file
@@ -271,7 +285,9 @@ class SkeletonSpool:
         from `entry` (none without one), in the order they were added. Fusion bodies stay in
         the spool, read back when asked for (`SpooledModule`)."""
         names, starts, lengths, calls = self._names, self._starts, self._lengths, self._calls
+        roots = self._roots
         self._names, self._starts, self._lengths, self._calls = [], array("q"), array("q"), []
+        self._roots = []
         edges = dict(zip(names, calls))
         del calls
         kinds = kinds_of_calls(entry, edges, edges)
@@ -286,7 +302,7 @@ class SkeletonSpool:
         module = SpooledModule(name, computations, attributes)
         module._cache["kinds"] = kinds
         order = [c for c in names if c in kinds]
-        module._cache["spooled"] = _Spooled(self, order, spooled, starts, lengths)
+        module._cache["spooled"] = _Spooled(self, order, spooled, starts, lengths, roots)
         return module
 
 
@@ -304,11 +320,13 @@ class _Spooled:
         where: dict[str, int],
         starts: array[int],
         lengths: array[int],
+        roots: list[tuple[str, tuple[str, ...]] | None],
     ) -> None:
         self._spool = spool
         self.order = order
-        self._where = where  # name -> its number in `starts` and `lengths`
+        self._where = where  # name -> its number in `starts`, `lengths` and `roots`
         self._starts, self._lengths = starts, lengths
+        self.roots = roots
         self._kept: OrderedDict[str, Computation] = OrderedDict()
 
     def get(self, name: str) -> Computation | None:
@@ -346,6 +364,15 @@ class SpooledModule(Module):
             if isinstance(spooled, _Spooled):
                 found = spooled.get(name.removeprefix("%"))
         return found
+
+    def root_signature(self, name: str) -> tuple[str, tuple[str, ...]] | None:
+        """Known for every computation the spool holds, without reading it."""
+        spooled = self._cache.get("spooled")
+        if isinstance(spooled, _Spooled):
+            n = spooled._where.get(name.removeprefix("%"))
+            if n is not None:
+                return spooled.roots[n]
+        return Module.root_signature(self, name)
 
     def computations_in(self, names: Collection[str]) -> Iterator[Computation]:
         spooled = self._cache.get("spooled")

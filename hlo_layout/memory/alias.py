@@ -131,22 +131,37 @@ def _follow_tuples(
 def _fusion_pairs(fusion: Instruction, module: Module, depth: int) -> list[Pair]:
     """GetFusionInstructionInPlaceInputOutputPairs."""
     names = fusion.called_computations
-    body = module.computation(names[0]) if names else None
-    if body is None or depth >= _MAX_NESTING:
+    if not names or depth >= _MAX_NESTING:
+        return []
+    signature = module.root_signature(names[0])  # the root alone, where known without the body
+    if signature is not None:
+        opcode, keys = signature
+        if _no_pairs(fusion, opcode, "output_to_operand_aliasing" in keys):
+            return []
+    body = module.computation(names[0])
+    if body is None:
         return []
     return _body_pairs(fusion, body, module, depth + 1)
 
 
+def _no_pairs(fusion: Instruction, root_opcode: str, root_aliasing: bool) -> bool:
+    """A fusion whose body's root has this opcode (and declares `output_to_operand_aliasing`
+    or not) has no in-place pair: most fusions (the loop of `_body_pairs` would find no pair
+    for the one output)."""
+    return (
+        root_opcode not in _MAY_PAIR
+        and root_opcode not in ("tuple", _GTE)
+        and not isinstance(fusion.shape, TupleShape)
+        and not root_aliasing
+    )
+
+
 def _body_pairs(fusion: Instruction, body: Computation, module: Module, depth: int) -> list[Pair]:
     root = body.root
-    if (
-        root is not None
-        and root.opcode not in _MAY_PAIR
-        and root.opcode not in ("tuple", _GTE)
-        and not isinstance(fusion.shape, TupleShape)
-        and root.attr("output_to_operand_aliasing") is None
+    if root is not None and _no_pairs(
+        fusion, root.opcode, root.attr("output_to_operand_aliasing") is not None
     ):
-        return []  # most fusions: the loop below would find no pair for the one output
+        return []  # most fusions
     out: list[Pair] = []
     for index in _leaf_indices(fusion.shape):
         source, source_index = _follow_tuples(body, body.root, index)

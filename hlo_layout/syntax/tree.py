@@ -327,6 +327,13 @@ class Module:
             by_name = self._cache["by_name"] = {c.name: c for c in self.computations}
         return by_name.get(name.removeprefix("%"))  # type: ignore[attr-defined]
 
+    def root_signature(self, name: str) -> tuple[str, tuple[str, ...]] | None:
+        """(opcode, attribute keys) of the ROOT of computation `name` when known without reading
+        the computation: None here (read it); a streamed skeleton module
+        (`layout/skeleton.SpooledModule`) knows it for the computations it does not hold, whose
+        roots are all the in-place rules read of most fusion bodies."""
+        return None
+
     def computations_in(self, names: Collection[str]) -> Iterator[Computation]:
         """The computations named in `names`, in module order (a streamed skeleton module,
         `layout/skeleton.SpooledModule`, reads back those it does not hold)."""

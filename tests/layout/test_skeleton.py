@@ -73,10 +73,19 @@ def test_spooled_skeleton_reads_back_equal(path: Path) -> None:
             assert list(got.computations) == held
             for c in module.computations:  # the others: read back when asked for
                 if c.name in kinds:
-                    assert got.computation(c.name) == skeleton_computation(c)
-                    assert got.computation("%" + c.name) == skeleton_computation(c)
+                    slim = skeleton_computation(c)
+                    assert got.computation(c.name) == slim
+                    assert got.computation("%" + c.name) == slim
+                    if kinds[c.name] != "global":  # its root, known without reading it
+                        root = slim.root
+                        assert got.root_signature(c.name) == (
+                            (root.opcode, tuple(a.key for a in root.attributes))
+                            if root is not None
+                            else None
+                        )
                 else:
                     assert got.computation(c.name) is None
+            assert module.root_signature(entry.name) is None  # a tree in memory: read it
             for kind in ("global", "thread_local", "fusion"):
                 named = {n for n, k in kinds.items() if k == kind}
                 assert list(got.computations_in(named)) == [

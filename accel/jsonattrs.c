@@ -1,12 +1,13 @@
 /* _hlo_layout_json: instructions as `inspect --format json` spells them, in C.
  *
  *   instructions(seq, start, stop, opcodes, shapes, lazy_type, called_keys, fragments, calls,
- *                pairs) -> (str, end)
+ *                pairs, prefix, suffix) -> (str, end)
  *
  * The twin of hlo_layout/report/model.py `InstructionText.add` (the reference), called by
- * `computation_pieces` once per batch: seq[start:end] written whole, each instruction after its
- * separator (`fragments[0]`, from the second instruction of the computation on), `end` being
- * the first instruction it leaves to the Python branch (or `stop`). It takes an instruction
+ * `computation_pieces` once per batch: `prefix`, then seq[start:end] written whole, each
+ * instruction after its separator (`fragments[0]`, from the second instruction of the
+ * computation on), `end` being the first instruction it leaves to the Python branch (or
+ * `stop`, and then `suffix` follows: most batches become one string, never joined again). It takes an instruction
  * whose name, operands, literal and tail are ASCII, whose opcode's and shape's fragments the
  * Python has spelled already (`opcodes`, `shapes`: InstructionText's memos) and whose
  * attributes are none or an unsplit tail (`lazy_type`, the LazyAttributes class, `_items` None)
@@ -253,6 +254,9 @@ static int put(buf_t *b, const char *s, Py_ssize_t n) {
 }
 
 /* `json.encoder.encode_basestring` of the ASCII text s[0:n]: quotes and escapes. */
+/* Whether json.encoder.encode_basestring escapes an ASCII character: `"`, `\\`, below 0x20. */
+static int escapes(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
 static int put_quoted(buf_t *b, const unsigned char *s, Py_ssize_t n) {
     if (n > (PY_SSIZE_T_MAX - 2) / 6) {
         PyErr_NoMemory();
@@ -261,7 +265,15 @@ static int put_quoted(buf_t *b, const unsigned char *s, Py_ssize_t n) {
     if (reserve(b, 6 * n + 2) < 0) return -1;
     char *out = b->p + b->n;
     *out++ = '"';
-    for (Py_ssize_t i = 0; i < n; i++) out = put_escaped(out, s[i]);
+    Py_ssize_t i = 0;
+    while (i < n) { /* runs that need no escape copied whole */
+        Py_ssize_t j = i;
+        while (j < n && !escapes(s[j])) j++;
+        memcpy(out, s + i, (size_t)(j - i));
+        out += j - i;
+        if (j < n) out = put_escaped(out, s[j++]);
+        i = j;
+    }
     *out++ = '"';
     b->n = out - b->p;
     return 0;
@@ -614,13 +626,20 @@ out:
     return rc;
 }
 
+/* The buffer of the last call, kept for the next (a batch's text is a few hundred KB: growing a
+ * fresh one each time cost more than writing it); a call made while it is lent (re-entered from
+ * a finalizer the garbage collector runs) takes a buffer of its own. */
+static buf_t spare = {NULL, 0, 0};
+static int spare_lent = 0;
+#define SPARE_KEEP (8 << 20)
+
 static PyObject *instructions(PyObject *self, PyObject *args) {
-    PyObject *seq, *fragments, *called_keys;
+    PyObject *seq, *fragments, *called_keys, *prefix, *suffix;
     Py_ssize_t start, stop;
     state_t st;
-    if (!PyArg_ParseTuple(args, "OnnO!O!OO!O!OO", &seq, &start, &stop, &PyDict_Type, &st.opcodes,
+    if (!PyArg_ParseTuple(args, "OnnO!O!OO!O!OOUU", &seq, &start, &stop, &PyDict_Type, &st.opcodes,
                           &PyDict_Type, &st.shapes, &st.lazy, &PyTuple_Type, &called_keys,
-                          &PyTuple_Type, &fragments, &st.calls, &st.pairs))
+                          &PyTuple_Type, &fragments, &st.calls, &st.pairs, &prefix, &suffix))
         return NULL;
     if (!PyTuple_Check(seq) && !PyList_Check(seq)) {
         PyErr_SetString(PyExc_TypeError, "instructions: a tuple or list");
@@ -654,15 +673,28 @@ static PyObject *instructions(PyObject *self, PyObject *args) {
             return NULL;
         }
     }
+    Py_ssize_t prefix_n, suffix_n;
+    const unsigned char *prefix_s = ascii(prefix, &prefix_n), *suffix_s = ascii(suffix, &suffix_n);
+    if (suffix_s == NULL) {
+        PyErr_SetString(PyExc_ValueError, "instructions: the suffix is ASCII");
+        return NULL;
+    }
     Py_ssize_t size = PySequence_Fast_GET_SIZE(seq);
     if (start < 0) start = 0;
     if (stop > size) stop = size;
-    item_t *items = PyMem_Malloc(sizeof(item_t) * MAX_ITEMS);
-    if (items == NULL) return PyErr_NoMemory();
+    item_t items[MAX_ITEMS];
     st.items = items;
     buf_t b = {NULL, 0, 0};
+    int lent = !spare_lent;
+    if (lent) {
+        b = spare;
+        b.n = 0;
+        spare_lent = 1;
+    }
     Py_ssize_t k = start;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *text = NULL;
+    /* a prefix of another kind (a computation's non-ASCII name) is joined to the text after */
+    if (prefix_s != NULL && put(&b, (const char *)prefix_s, prefix_n) < 0) goto done;
     for (; k < stop; k++) {
         if (k >= PySequence_Fast_GET_SIZE(seq)) break; /* a list may shrink */
         PyObject *ins = PySequence_Fast_GET_ITEM(seq, k);
@@ -672,13 +704,24 @@ static PyObject *instructions(PyObject *self, PyObject *args) {
         if (rc < 0) goto done;
         if (rc == 0) break;
     }
-    PyObject *text = PyUnicode_New(b.n, 127);
+    if (k >= stop && put(&b, (const char *)suffix_s, suffix_n) < 0) goto done;
+    text = PyUnicode_New(b.n, 127);
     if (text == NULL) goto done;
     if (b.n) memcpy(PyUnicode_1BYTE_DATA(text), b.p, (size_t)b.n);
+    if (prefix_s == NULL) {
+        PyObject *joined = PyUnicode_Concat(prefix, text);
+        Py_SETREF(text, joined);
+        if (text == NULL) goto done;
+    }
     result = Py_BuildValue("Nn", text, k);
 done:
-    PyMem_Free(b.p);
-    PyMem_Free(items);
+    if (lent && b.cap <= SPARE_KEEP) {
+        spare = b;
+    } else {
+        PyMem_Free(b.p);
+        if (lent) spare = (buf_t){NULL, 0, 0};
+    }
+    if (lent) spare_lent = 0;
     return result;
 }
 
@@ -687,8 +730,9 @@ static PyMethodDef methods[] = {
      "attributes(tail, prefix) -> str | None: a simple tail's attributes as JSON object items."},
     {"instructions", instructions, METH_VARARGS,
      "instructions(seq, start, stop, opcodes, shapes, lazy_type, called_keys, fragments, calls, "
-     "pairs) -> (str, end): seq[start:end] as InstructionText.add writes them, each after its "
-     "separator; end is the first it leaves to the Python branch (or stop)."},
+     "pairs, prefix, suffix) -> (str, end): prefix, then seq[start:end] as InstructionText.add "
+     "writes them, each after its separator, then suffix when end is stop; end is the first "
+     "it leaves to the Python branch (or stop)."},
     {NULL, NULL, 0, NULL},
 };
 

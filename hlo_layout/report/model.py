@@ -126,28 +126,40 @@ def computation_pieces(
         yield head + _C_EMPTY
         return
     add = text.add
-    compiled = _json.instructions if _json is not None else None
+    count = len(instructions)
+    if _json is None:
+        for start in range(0, count, _BATCH):
+            parts = [head, _C_OPEN] if start == 0 else []
+            put = parts.append
+            for n in range(start, min(start + _BATCH, count)):
+                if n:
+                    put(_C_SEPARATOR)
+                add(instructions[n], put)
+            yield "".join(parts)
+        yield _C_CLOSE
+        return
+    # The compiled writer takes a batch with its prefix and suffix, up to an instruction it
+    # leaves to `add`, then goes on after it.
+    compiled = _json.instructions
     memos = (text._opcodes, text._shapes, LazyAttributes, CALLED_COMPUTATION_KEYS, _FRAGMENTS)
     gathered = (text.calls, text.pairs)
-    count = len(instructions)
     for start in range(0, count, _BATCH):
-        parts = [head, _C_OPEN] if start == 0 else []
-        put = parts.append
         stop = min(start + _BATCH, count)
-        n = start
+        ends = (head + _C_OPEN if start == 0 else "", _C_CLOSE if stop == count else "")
+        written, n = compiled(instructions, start, stop, *memos, *gathered, *ends)
+        if n == stop:
+            yield written
+            continue
+        parts = [written]
+        put = parts.append
+        ends = ("", ends[1])
         while n < stop:
-            if compiled is not None:
-                # the instructions it can write (with their separators), up to one it leaves
-                written, n = compiled(instructions, n, stop, *memos, *gathered)
-                put(written)
-                if n == stop:
-                    break
             if n:
                 put(_C_SEPARATOR)
             add(instructions[n], put)
-            n += 1
+            written, n = compiled(instructions, n + 1, stop, *memos, *gathered, *ends)
+            put(written)
         yield "".join(parts)
-    yield _C_CLOSE
 
 
 _C_KEY = "\n" + "  " * (COMPUTATION_LEVEL + 1)

@@ -343,9 +343,24 @@ def test_instructions_of_the_corpus() -> None:
 def test_instructions_rejects_bad_arguments() -> None:
     """Wrong argument types raise; they never crash."""
     assert COMPILED is not None
-    good = ((), 0, 0, {}, {}, LazyAttributes, CALLED_COMPUTATION_KEYS, model._FRAGMENTS, None, None)
+    fragments = model._FRAGMENTS
+    good = (
+        (),
+        0,
+        0,
+        {},
+        {},
+        LazyAttributes,
+        CALLED_COMPUTATION_KEYS,
+        fragments,
+        None,
+        None,
+        "",
+        "",
+    )
     assert COMPILED.instructions(*good) == ("", 0)
-    for k, bad in [(0, 5), (3, []), (7, ("x",)), (7, (1,) * len(model._FRAGMENTS)), (8, ())]:
+    bad_args = [(0, 5), (3, []), (7, ("x",)), (7, (1,) * len(fragments)), (8, ()), (11, "é")]
+    for k, bad in bad_args:
         args = list(good)
         args[k] = bad
         with pytest.raises((TypeError, ValueError)):
@@ -354,3 +369,7 @@ def test_instructions_rejects_bad_arguments() -> None:
     odd = list(good)
     odd[0] = (("a",), 1)
     assert COMPILED.instructions(*odd[:1], 0, 2, *odd[3:]) == ("", 0)
+    # a prefix of any text; the suffix only once the batch is done
+    odd[-2:] = ["ä{", "}"]
+    assert COMPILED.instructions(*odd[:1], 0, 2, *odd[3:]) == ("ä{", 0)
+    assert COMPILED.instructions(*odd[:1], 2, 2, *odd[3:]) == ("ä{}", 2)

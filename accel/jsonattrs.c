@@ -262,7 +262,14 @@ static int put_quoted(buf_t *b, const unsigned char *s, Py_ssize_t n) {
         PyErr_NoMemory();
         return -1;
     }
-    if (reserve(b, 6 * n + 2) < 0) return -1;
+    /* room for the worst case (every character `\u00XX`); a long string (a constant's literal
+     * of megabytes) is measured first, so the buffer grows by its text, not six times it */
+    Py_ssize_t need = 6 * n + 2;
+    if (n > 4096) {
+        need = 2;
+        for (Py_ssize_t i = 0; i < n; i++) need += escaped_length(s[i]);
+    }
+    if (reserve(b, need) < 0) return -1;
     char *out = b->p + b->n;
     *out++ = '"';
     Py_ssize_t i = 0;

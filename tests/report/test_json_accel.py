@@ -316,10 +316,11 @@ _HOSTILE = {
     "huge-name-and-escapes": _fields("n" * 1_000_000, tail=", k=" + '"\\\\"' * 100_000),
     "many-operands": _fields(operands=[(f"o{k}", k % 3 or None) for k in range(100_000)]),
     "control-and-deep": _fields(
-        '\x00\x1f"\\\n', [("\x01", None)], ", b={" * 100_000 + "}" * 100_000, "\x02" * 1000
+        '\x00\x1f"\\\n', [("\x01", None)], ", b={" * 100_000 + "}" * 100_000, '\x02"é' * 5000
     ),
     "many-items": _fields(tail="".join(f", k{k}={{{k}}}" for k in range(10_000))),
     "long-callee": _fields(tail=", calls=%" + "a" * 200_000),
+    "long-literal": _fields(literal='\x02"\\a' * 100_000),
     "deep-list": _fields(tail=", backend_config=" + "[" * 10_000 + "]" * 10_000),
 }
 

@@ -1,24 +1,42 @@
-/* _hlo_layout_json: an instruction's attributes as `inspect --format json` spells them, in C.
+/* _hlo_layout_json: instructions as `inspect --format json` spells them, in C.
  *
- * The twin of the attribute branch of hlo_layout/report/model.py `InstructionText.add` (the
- * reference) for a tail of the common kind (`scan._SIMPLE_TAIL`: values hold no nested
- * brackets), which that branch splits with `scan._SIMPLE_ATTR_RE.findall` and writes as
+ *   instructions(seq, start, stop, opcodes, shapes, lazy_type, called_keys, fragments, calls,
+ *                pairs, prefix, suffix) -> (str, end)
  *
- *     ",".join(prefix + encode_str(key) + ": " + encode_str(value) for key, value in pairs)
+ * The twin of hlo_layout/report/model.py `InstructionText.add` (the reference), called by
+ * `computation_pieces` once per batch: `prefix`, then seq[start:end] written whole, each
+ * instruction after its separator (`fragments[0]`, from the second instruction of the
+ * computation on), `end` being the first instruction it leaves to the Python branch (or
+ * `stop`, and then `suffix` follows: most batches become one string, never joined again). It takes an instruction
+ * whose name, operands, literal and tail are ASCII, whose opcode's and shape's fragments the
+ * Python has spelled already (`opcodes`, `shapes`: InstructionText's memos) and whose
+ * attributes are none or an unsplit tail (`lazy_type`, the LazyAttributes class, `_items` None)
+ * that it splits as the Python would: the simple kind as `scan._SIMPLE_ATTR_RE.findall`,
+ * others as `scan._split_valid` (nested values: a GPU fusion's backend_config); the called
+ * computations of `called_keys` in the form `key=%name` (what `called_computations` gives).
+ * Anything else (a repeated key, a value in braces under a called key, a tail the grammar
+ * would split, a new shape) goes to the Python branch. Into `calls` and `pairs` (lists, or None)
+ * it appends what the streamer gathers: (callee, opcode) per call; per instruction `()` without
+ * attributes, None for a simple tail (the streamer reads it), else the (key, raw) pairs.
  *
  *   attributes(tail, prefix) -> str | None
  *
- * Returns None, and the caller takes the Python branch, for anything it does not read exactly
- * as that regex does: a tail that is not ASCII, is not of the simple kind, or names a key twice
- * (the Python branch keeps a repeated key's first place and last value). Values are escaped as
- * json.encoder.encode_basestring escapes them. tests/report/test_json_accel.py compares the two
- * on generated tails and on every corpus tail.
+ * The attribute items alone, of a tail of the common kind (`scan._SIMPLE_TAIL`: values hold no
+ * nested brackets), for the Python branch, as it writes them:
+ *
+ *     ",".join(prefix + encode_str(key) + ": " + encode_str(value) for key, value in pairs)
+ *
+ * None for anything it does not read exactly as that regex does (not ASCII, not of the simple
+ * kind, a key named twice: the Python branch keeps a repeated key's first place and last
+ * value). Strings are escaped as json.encoder.encode_basestring escapes them.
+ * tests/report/test_json_accel.py compares both functions with the Python branch on generated
+ * instructions (escapes, control characters, non-ASCII, huge and deep inputs) and on the corpus.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
 
-#define ABI 1
+#define ABI 2
 /* More items than this go to the Python branch (the repeated-key check here is quadratic). */
 #define MAX_ITEMS 256
 
@@ -197,9 +215,531 @@ done:
     return result;
 }
 
+
+/* ---------------------------------------------------------------------------------------------
+ * instructions(): whole instructions, the twin of `InstructionText.add` (the reference).
+ *
+ * A growable byte buffer: every write reserves its bytes first (overflow checked), so nothing is
+ * written past `cap`. Only ASCII is written; an instruction holding anything else is declined.
+ */
+typedef struct {
+    char *p;
+    Py_ssize_t n, cap;
+} buf_t;
+
+static int reserve(buf_t *b, Py_ssize_t extra) {
+    if (extra < 0 || extra > PY_SSIZE_T_MAX - b->n) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t need = b->n + extra;
+    if (need <= b->cap) return 0;
+    Py_ssize_t cap = b->cap ? b->cap : 16384;
+    while (cap < need) cap = cap > PY_SSIZE_T_MAX / 2 ? need : cap * 2;
+    char *p = PyMem_Realloc(b->p, (size_t)cap);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static int put(buf_t *b, const char *s, Py_ssize_t n) {
+    if (reserve(b, n) < 0) return -1;
+    memcpy(b->p + b->n, s, (size_t)n);
+    b->n += n;
+    return 0;
+}
+
+/* `json.encoder.encode_basestring` of the ASCII text s[0:n]: quotes and escapes. */
+/* Whether json.encoder.encode_basestring escapes an ASCII character: `"`, `\\`, below 0x20. */
+static int escapes(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
+static int put_quoted(buf_t *b, const unsigned char *s, Py_ssize_t n) {
+    if (n > (PY_SSIZE_T_MAX - 2) / 6) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    /* room for the worst case (every character `\u00XX`); a long string (a constant's literal
+     * of megabytes) is measured first, so the buffer grows by its text, not six times it */
+    Py_ssize_t need = 6 * n + 2;
+    if (n > 4096) {
+        need = 2;
+        for (Py_ssize_t i = 0; i < n; i++) need += escaped_length(s[i]);
+    }
+    if (reserve(b, need) < 0) return -1;
+    char *out = b->p + b->n;
+    *out++ = '"';
+    Py_ssize_t i = 0;
+    while (i < n) { /* runs that need no escape copied whole */
+        Py_ssize_t j = i;
+        while (j < n && !escapes(s[j])) j++;
+        memcpy(out, s + i, (size_t)(j - i));
+        out += j - i;
+        if (j < n) out = put_escaped(out, s[j++]);
+        i = j;
+    }
+    *out++ = '"';
+    b->n = out - b->p;
+    return 0;
+}
+
+/* A str's ASCII bytes and length, or NULL (not a str, or not ASCII). */
+static const unsigned char *ascii(PyObject *o, Py_ssize_t *n) {
+    if (!PyUnicode_Check(o) || !PyUnicode_IS_ASCII(o)) return NULL;
+    *n = PyUnicode_GET_LENGTH(o);
+    return PyUnicode_1BYTE_DATA(o);
+}
+
+static PyObject *ascii_str(const unsigned char *s, Py_ssize_t n) {
+    PyObject *o = PyUnicode_New(n, 127);
+    if (o != NULL) memcpy(PyUnicode_1BYTE_DATA(o), s, (size_t)n);
+    return o;
+}
+
+/* The constant pieces `instructions` writes, in the order model._FRAGMENTS gives them. */
+enum { F_SEPARATOR, F_HEAD, F_OPEN_LIST, F_ITEM_SEP, F_CLOSE_LIST, F_INFERRED, F_NUMBER, F_LITERAL,
+       F_CALLED, F_ATTRIBUTES_OPEN, F_ITEM, F_CLOSE_OBJECT_END, F_NO_ATTRIBUTES_END, F_COUNT };
+
+#define MAX_CALLED_KEYS 32
+
+typedef struct {
+    const char *f[F_COUNT];
+    Py_ssize_t fn[F_COUNT];
+    PyObject *opcodes, *shapes, *lazy, *calls, *pairs;
+    const unsigned char *called[MAX_CALLED_KEYS];
+    Py_ssize_t called_n[MAX_CALLED_KEYS];
+    Py_ssize_t ncalled;
+    item_t *items; /* MAX_ITEMS */
+} state_t;
+
+static PyObject *s_items, *s_text; /* "_items", "_text" */
+
+#define PUTF(k) put(b, st->f[k], st->fn[k])
+#define BLANK(c) ((c) == ' ' || (c) == '\t' || (c) == '\f' || (c) == '\r')
+
+/* A name (scan._NAME) at s[i]; the index after its longest match, or -1. */
+static Py_ssize_t name_end(const unsigned char *s, Py_ssize_t i, Py_ssize_t n) {
+    if (i < n && s[i] == '%') i++;
+    if (i < n && s[i] == '-') i++;
+    if (i >= n || !name_start(s[i])) return -1;
+    for (i++; i < n; i++) {
+        if (s[i] == '-') {
+            if (i + 1 < n && s[i + 1] == '>') break;
+        } else if (!name_char(s[i])) {
+            break;
+        }
+    }
+    return i;
+}
+
+/* A tail that is not of the simple kind, split as scan._split_valid splits it: at the commas
+ * outside strings and brackets, each piece `[ \t\f\r]*NAME[ \t\f\r]*=[ \t\f\r]*VALUE`, VALUE
+ * with its trailing blanks cut. The item count, or -1 where that function would raise
+ * ScanFallback (the grammar splits then); also -1, to stay clear of the places where its two
+ * comma finders (the compiled `split_top` and the `_SPECIAL` loop) may differ, for a line
+ * break, an unclosed string, brackets that do not match or nest past MAX_DEPTH; or past `cap`
+ * items. */
+#define MAX_DEPTH 64
+static Py_ssize_t split_nested(const unsigned char *s, Py_ssize_t n, item_t *items, Py_ssize_t cap) {
+    char open[MAX_DEPTH];
+    Py_ssize_t depth = 0, count = 0, previous = -1;
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        if (i < n) {
+            unsigned char c = s[i];
+            if (c == '\n') return -1;
+            if (c == '"') { /* `"[^"\\]*(?:\\.[^"\\]*)*"` */
+                for (i++;; i++) {
+                    if (i >= n || s[i] == '\n') return -1;
+                    if (s[i] == '"') break;
+                    if (s[i] == '\\') {
+                        if (i + 1 >= n || s[i + 1] == '\n') return -1;
+                        i++;
+                    }
+                }
+                continue;
+            }
+            if (c == '{' || c == '(' || c == '[') {
+                if (depth >= MAX_DEPTH) return -1;
+                open[depth++] = (char)c;
+                continue;
+            }
+            if (c == '}' || c == ')' || c == ']') {
+                char o = c == '}' ? '{' : c == ')' ? '(' : '[';
+                if (depth == 0 || open[--depth] != o) return -1;
+                continue;
+            }
+            if (c != ',' || depth) continue;
+            if (previous < 0) { /* the first comma: only blanks before it */
+                for (Py_ssize_t j = 0; j < i; j++)
+                    if (!BLANK(s[j])) return -1;
+                previous = i;
+                continue;
+            }
+        } else if (depth || previous < 0) {
+            return -1;
+        }
+        /* the piece s[previous + 1 : i] */
+        if (count >= cap) return -1;
+        Py_ssize_t j = previous + 1;
+        while (j < i && BLANK(s[j])) j++;
+        Py_ssize_t key = j, key_end = name_end(s, j, i);
+        if (key_end < 0) return -1;
+        j = key_end;
+        while (j < i && BLANK(s[j])) j++;
+        if (j >= i || s[j] != '=') return -1;
+        j++;
+        while (j < i && BLANK(s[j])) j++;
+        Py_ssize_t value_end = i;
+        while (value_end > j && BLANK(s[value_end - 1])) value_end--;
+        items[count].key = key;
+        items[count].key_end = key_end;
+        items[count].value = j;
+        items[count].value_end = value_end;
+        count++;
+        previous = i;
+    }
+    return count;
+}
+
+/* The called computation of a value `%name` or `name` (computation_names of a value not in
+ * braces: the value without `%`), as [*a, *b); 0 when not of that form (the caller declines). */
+static int callee(const unsigned char *s, const item_t *it, Py_ssize_t *a, Py_ssize_t *b) {
+    Py_ssize_t v = it->value, e = it->value_end;
+    if (v < e && s[v] == '%') v++;
+    if (name_end(s, v, e) != e || v >= e || s[v] == '%') return 0;
+    *a = v;
+    *b = e;
+    return 1;
+}
+
+static int called_key(const state_t *st, const unsigned char *s, const item_t *it) {
+    Py_ssize_t n = it->key_end - it->key;
+    for (Py_ssize_t k = 0; k < st->ncalled; k++)
+        if (st->called_n[k] == n && memcmp(st->called[k], s + it->key, (size_t)n) == 0) return 1;
+    return 0;
+}
+
+/* Append `index` as `int.__repr__` spells it. */
+static int put_int_repr(buf_t *b, PyObject *number) {
+    PyObject *r = PyLong_Type.tp_repr(number);
+    if (r == NULL) return -1;
+    Py_ssize_t n;
+    const unsigned char *t = ascii(r, &n);
+    int rc = t == NULL ? -1 : put(b, (const char *)t, n);
+    if (t == NULL) PyErr_SetString(PyExc_SystemError, "int repr not ASCII");
+    Py_DECREF(r);
+    return rc;
+}
+
+/* Write one instruction (after its separator when `index` > 0). 1: written; 0: declined (the
+ * buffer and the lists as they were: the caller's Python branch writes it); -1: an error. */
+static int one(state_t *st, buf_t *b, PyObject *ins, Py_ssize_t index) {
+    if (!PyTuple_Check(ins) || PyTuple_GET_SIZE(ins) < 10) return 0;
+    /* borrowed from `ins`, which the caller holds (a tuple: they cannot change) */
+    PyObject *name = PyTuple_GET_ITEM(ins, 0), *opcode = PyTuple_GET_ITEM(ins, 1);
+    PyObject *shape = PyTuple_GET_ITEM(ins, 2), *operands = PyTuple_GET_ITEM(ins, 3);
+    PyObject *attributes = PyTuple_GET_ITEM(ins, 4), *literal = PyTuple_GET_ITEM(ins, 6);
+    PyObject *number = PyTuple_GET_ITEM(ins, 7);
+    Py_ssize_t name_n, op_n, shape_n, figures_n, literal_n = 0, tail_n = 0, count = 0;
+    const unsigned char *name_s = ascii(name, &name_n), *literal_s = NULL, *tail = NULL;
+    if (name_s == NULL || !PyUnicode_CheckExact(opcode) || !PyTuple_Check(operands)) return 0;
+    if (literal != Py_None && (literal_s = ascii(literal, &literal_n)) == NULL) return 0;
+    if (number != Py_None && !PyLong_Check(number)) return 0;
+    PyObject *is_root_o = PyTuple_GET_ITEM(ins, 5), *inferred_o = PyTuple_GET_ITEM(ins, 9);
+    if (!PyBool_Check(is_root_o) || !PyBool_Check(inferred_o)) return 0;
+    int is_root = is_root_o == Py_True, inferred = inferred_o == Py_True;
+
+    /* operands: each (name, index, shape), name ASCII, index None or an int */
+    Py_ssize_t noperands = PyTuple_GET_SIZE(operands);
+    for (Py_ssize_t k = 0; k < noperands; k++) {
+        PyObject *o = PyTuple_GET_ITEM(operands, k);
+        Py_ssize_t n;
+        if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) < 2 || ascii(PyTuple_GET_ITEM(o, 0), &n) == NULL)
+            return 0;
+        PyObject *i = PyTuple_GET_ITEM(o, 1);
+        if (i != Py_None && !PyLong_CheckExact(i)) return 0;
+    }
+
+    /* attributes: none, or an unsplit tail (its text held until the end) */
+    int rc = 0, simple = 0;
+    PyObject *op = NULL, *hit = NULL, *text = NULL;
+    if (PyTuple_Check(attributes) && PyTuple_GET_SIZE(attributes) == 0) {
+        /* no attributes */
+    } else if ((PyObject *)Py_TYPE(attributes) == st->lazy) {
+        PyObject *items = PyObject_GetAttr(attributes, s_items);
+        if (items == NULL) return -1;
+        int split_already = items != Py_None;
+        Py_DECREF(items);
+        if (split_already) return 0;
+        text = PyObject_GetAttr(attributes, s_text);
+        if (text == NULL) return -1;
+        tail = ascii(text, &tail_n);
+        if (tail == NULL) goto out;
+        count = split(tail, tail_n, st->items, MAX_ITEMS);
+        simple = count > 0;
+        if (count < 0) count = split_nested(tail, tail_n, st->items, MAX_ITEMS);
+        if (count <= 0) goto out;
+        for (Py_ssize_t k = 1; k < count; k++) { /* a repeated key: the Python branch decides */
+            const item_t *it = &st->items[k];
+            Py_ssize_t klen = it->key_end - it->key;
+            for (Py_ssize_t m = 0; m < k; m++)
+                if (st->items[m].key_end - st->items[m].key == klen &&
+                    memcmp(tail + st->items[m].key, tail + it->key, (size_t)klen) == 0)
+                    goto out;
+        }
+    } else {
+        return 0;
+    }
+    Py_ssize_t ncallees = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (!called_key(st, tail, &st->items[k])) continue;
+        Py_ssize_t a, e;
+        if (!callee(tail, &st->items[k], &a, &e)) goto out; /* `{...}` and the odd forms */
+        ncallees++;
+    }
+
+    /* the fragments of the opcode and of the shape (model: _opcodes, _shapes by id) */
+    op = PyDict_GetItemWithError(st->opcodes, opcode);
+    if (op == NULL) {
+        rc = PyErr_Occurred() ? -1 : 0;
+        goto out;
+    }
+    Py_INCREF(op);
+    PyObject *key = PyLong_FromVoidPtr(shape);
+    if (key == NULL) {
+        rc = -1;
+        goto out;
+    }
+    hit = PyDict_GetItemWithError(st->shapes, key);
+    Py_DECREF(key);
+    if (hit == NULL) {
+        rc = PyErr_Occurred() ? -1 : 0;
+        goto out;
+    }
+    Py_INCREF(hit);
+    const unsigned char *op_s = ascii(op, &op_n);
+    if (op_s == NULL || !PyTuple_Check(hit) || PyTuple_GET_SIZE(hit) != 4 || PyTuple_GET_ITEM(hit, 0) != shape)
+        goto out;
+    const unsigned char *shape_s = ascii(PyTuple_GET_ITEM(hit, 1), &shape_n);
+    const unsigned char *figures_s = ascii(PyTuple_GET_ITEM(hit, is_root ? 3 : 2), &figures_n);
+    if (shape_s == NULL || figures_s == NULL) goto out;
+
+    /* everything read: write */
+    rc = -1;
+    Py_ssize_t mark = b->n;
+    if (index > 0 && PUTF(F_SEPARATOR) < 0) goto undo;
+    if (PUTF(F_HEAD) < 0 || put_quoted(b, name_s, name_n) < 0 || put(b, (const char *)op_s, op_n) < 0 ||
+        put(b, (const char *)shape_s, shape_n) < 0)
+        goto undo;
+    if (noperands == 0) {
+        if (put(b, "[]", 2) < 0) goto undo;
+    } else {
+        if (PUTF(F_OPEN_LIST) < 0) goto undo;
+        for (Py_ssize_t k = 0; k < noperands; k++) {
+            PyObject *o = PyTuple_GET_ITEM(operands, k), *i = PyTuple_GET_ITEM(o, 1);
+            Py_ssize_t n;
+            const unsigned char *s = ascii(PyTuple_GET_ITEM(o, 0), &n);
+            if (k && PUTF(F_ITEM_SEP) < 0) goto undo;
+            if (put_quoted(b, s, n) < 0) goto undo;
+            if (i == Py_None) continue;
+            /* f"{name}#{index}": the string reopened, `#` and the digits need no escape */
+            b->n--;
+            if (put(b, "#", 1) < 0 || put_int_repr(b, i) < 0 || put(b, "\"", 1) < 0) goto undo;
+        }
+        if (PUTF(F_CLOSE_LIST) < 0) goto undo;
+    }
+    if (put(b, (const char *)figures_s, figures_n) < 0) goto undo;
+    if (inferred && PUTF(F_INFERRED) < 0) goto undo;
+    if (number != Py_None && (PUTF(F_NUMBER) < 0 || put_int_repr(b, number) < 0)) goto undo;
+    if (literal_s != NULL && (PUTF(F_LITERAL) < 0 || put_quoted(b, literal_s, literal_n) < 0)) goto undo;
+    if (ncallees) {
+        if (PUTF(F_CALLED) < 0) goto undo;
+        Py_ssize_t written = 0;
+        for (Py_ssize_t k = 0; k < count; k++) {
+            Py_ssize_t a, e;
+            if (!called_key(st, tail, &st->items[k]) || !callee(tail, &st->items[k], &a, &e)) continue;
+            if (written++ && PUTF(F_ITEM_SEP) < 0) goto undo;
+            if (put_quoted(b, tail + a, e - a) < 0) goto undo;
+        }
+        if (PUTF(F_CLOSE_LIST) < 0) goto undo;
+    }
+    if (count == 0) {
+        if (PUTF(F_NO_ATTRIBUTES_END) < 0) goto undo;
+    } else {
+        if (PUTF(F_ATTRIBUTES_OPEN) < 0) goto undo;
+        for (Py_ssize_t k = 0; k < count; k++) {
+            const item_t *it = &st->items[k];
+            if (k && put(b, ",", 1) < 0) goto undo;
+            if (PUTF(F_ITEM) < 0 || put_quoted(b, tail + it->key, it->key_end - it->key) < 0 ||
+                put(b, ": ", 2) < 0 || put_quoted(b, tail + it->value, it->value_end - it->value) < 0)
+                goto undo;
+        }
+        if (PUTF(F_CLOSE_OBJECT_END) < 0) goto undo;
+    }
+
+    /* what the streamer gathers: (callee, opcode) of each call; the pairs of a nested tail (a
+     * simple one's, None: the streamer reads those itself). On an error the lists may hold a
+     * part of this instruction's: the caller raises, and the document is abandoned. */
+    if (st->calls != Py_None && ncallees) {
+        for (Py_ssize_t k = 0; k < count; k++) {
+            Py_ssize_t a, e;
+            if (!called_key(st, tail, &st->items[k]) || !callee(tail, &st->items[k], &a, &e)) continue;
+            PyObject *c = ascii_str(tail + a, e - a);
+            PyObject *t = c == NULL ? NULL : PyTuple_Pack(2, c, opcode);
+            Py_XDECREF(c);
+            if (t == NULL || PyList_Append(st->calls, t) < 0) {
+                Py_XDECREF(t);
+                goto undo;
+            }
+            Py_DECREF(t);
+        }
+    }
+    if (st->pairs != Py_None) {
+        PyObject *p;
+        if (count == 0) {
+            p = PyTuple_New(0);
+        } else if (simple) {
+            p = Py_NewRef(Py_None);
+        } else {
+            p = PyList_New(count);
+            for (Py_ssize_t k = 0; p != NULL && k < count; k++) {
+                const item_t *it = &st->items[k];
+                PyObject *kk = ascii_str(tail + it->key, it->key_end - it->key);
+                PyObject *v = ascii_str(tail + it->value, it->value_end - it->value);
+                PyObject *t = kk != NULL && v != NULL ? PyTuple_Pack(2, kk, v) : NULL;
+                Py_XDECREF(kk);
+                Py_XDECREF(v);
+                if (t == NULL) Py_CLEAR(p);
+                else PyList_SET_ITEM(p, k, t);
+            }
+        }
+        if (p == NULL || PyList_Append(st->pairs, p) < 0) {
+            Py_XDECREF(p);
+            goto undo;
+        }
+        Py_DECREF(p);
+    }
+    rc = 1;
+    goto out;
+undo:
+    b->n = mark;
+out:
+    Py_XDECREF(op);
+    Py_XDECREF(hit);
+    Py_XDECREF(text);
+    return rc;
+}
+
+/* The buffer of the last call, kept for the next (a batch's text is a few hundred KB: growing a
+ * fresh one each time cost more than writing it); a call made while it is lent (re-entered from
+ * a finalizer the garbage collector runs) takes a buffer of its own. */
+static buf_t spare = {NULL, 0, 0};
+static int spare_lent = 0;
+#define SPARE_KEEP (8 << 20)
+
+static PyObject *instructions(PyObject *self, PyObject *args) {
+    PyObject *seq, *fragments, *called_keys, *prefix, *suffix;
+    Py_ssize_t start, stop;
+    state_t st;
+    if (!PyArg_ParseTuple(args, "OnnO!O!OO!O!OOUU", &seq, &start, &stop, &PyDict_Type, &st.opcodes,
+                          &PyDict_Type, &st.shapes, &st.lazy, &PyTuple_Type, &called_keys,
+                          &PyTuple_Type, &fragments, &st.calls, &st.pairs, &prefix, &suffix))
+        return NULL;
+    if (!PyTuple_Check(seq) && !PyList_Check(seq)) {
+        PyErr_SetString(PyExc_TypeError, "instructions: a tuple or list");
+        return NULL;
+    }
+    if ((st.calls != Py_None && !PyList_Check(st.calls)) || (st.pairs != Py_None && !PyList_Check(st.pairs))) {
+        PyErr_SetString(PyExc_TypeError, "instructions: calls and pairs are lists or None");
+        return NULL;
+    }
+    if (PyTuple_GET_SIZE(fragments) != F_COUNT) {
+        PyErr_Format(PyExc_ValueError, "instructions: %d fragments", F_COUNT);
+        return NULL;
+    }
+    for (int k = 0; k < F_COUNT; k++) {
+        const unsigned char *f = ascii(PyTuple_GET_ITEM(fragments, k), &st.fn[k]);
+        if (f == NULL) {
+            PyErr_SetString(PyExc_ValueError, "instructions: fragments are ASCII str");
+            return NULL;
+        }
+        st.f[k] = (const char *)f;
+    }
+    st.ncalled = PyTuple_GET_SIZE(called_keys);
+    if (st.ncalled > MAX_CALLED_KEYS) {
+        PyErr_SetString(PyExc_ValueError, "instructions: too many called-computation keys");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < st.ncalled; k++) {
+        st.called[k] = ascii(PyTuple_GET_ITEM(called_keys, k), &st.called_n[k]);
+        if (st.called[k] == NULL) {
+            PyErr_SetString(PyExc_ValueError, "instructions: keys are ASCII str");
+            return NULL;
+        }
+    }
+    Py_ssize_t prefix_n, suffix_n;
+    const unsigned char *prefix_s = ascii(prefix, &prefix_n), *suffix_s = ascii(suffix, &suffix_n);
+    if (suffix_s == NULL) {
+        PyErr_SetString(PyExc_ValueError, "instructions: the suffix is ASCII");
+        return NULL;
+    }
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(seq);
+    if (start < 0) start = 0;
+    if (stop > size) stop = size;
+    item_t items[MAX_ITEMS];
+    st.items = items;
+    buf_t b = {NULL, 0, 0};
+    int lent = !spare_lent;
+    if (lent) {
+        b = spare;
+        b.n = 0;
+        spare_lent = 1;
+    }
+    Py_ssize_t k = start;
+    PyObject *result = NULL, *text = NULL;
+    /* a prefix of another kind (a computation's non-ASCII name) is joined to the text after */
+    if (prefix_s != NULL && put(&b, (const char *)prefix_s, prefix_n) < 0) goto done;
+    for (; k < stop; k++) {
+        if (k >= PySequence_Fast_GET_SIZE(seq)) break; /* a list may shrink */
+        PyObject *ins = PySequence_Fast_GET_ITEM(seq, k);
+        Py_INCREF(ins);
+        int rc = one(&st, &b, ins, k);
+        Py_DECREF(ins);
+        if (rc < 0) goto done;
+        if (rc == 0) break;
+    }
+    if (k >= stop && put(&b, (const char *)suffix_s, suffix_n) < 0) goto done;
+    text = PyUnicode_New(b.n, 127);
+    if (text == NULL) goto done;
+    if (b.n) memcpy(PyUnicode_1BYTE_DATA(text), b.p, (size_t)b.n);
+    if (prefix_s == NULL) {
+        PyObject *joined = PyUnicode_Concat(prefix, text);
+        Py_SETREF(text, joined);
+        if (text == NULL) goto done;
+    }
+    result = Py_BuildValue("Nn", text, k);
+done:
+    if (lent && b.cap <= SPARE_KEEP) {
+        spare = b;
+    } else {
+        PyMem_Free(b.p);
+        if (lent) spare = (buf_t){NULL, 0, 0};
+    }
+    if (lent) spare_lent = 0;
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"attributes", attributes, METH_VARARGS,
      "attributes(tail, prefix) -> str | None: a simple tail's attributes as JSON object items."},
+    {"instructions", instructions, METH_VARARGS,
+     "instructions(seq, start, stop, opcodes, shapes, lazy_type, called_keys, fragments, calls, "
+     "pairs, prefix, suffix) -> (str, end): prefix, then seq[start:end] as InstructionText.add "
+     "writes them, each after its separator, then suffix when end is stop; end is the first "
+     "it leaves to the Python branch (or stop)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -208,6 +748,9 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__hlo_layout_json(void) {
+    s_items = PyUnicode_InternFromString("_items");
+    s_text = PyUnicode_InternFromString("_text");
+    if (s_items == NULL || s_text == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (PyModule_AddIntConstant(m, "ABI", ABI) < 0) {

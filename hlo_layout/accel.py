@@ -23,7 +23,7 @@ PURE_PYTHON_ENV = "HLO_LAYOUT_PURE_PYTHON"
 ABIS: dict[str, int] = {
     "_hlo_layout_scan": 5,  # syntax/scan.py: _scan_lines, _split_top, _signature, _tail_ok
     "_hlo_layout_heap": 1,  # memory/heap_simulator.py: _Packer's best-fit loop
-    "_hlo_layout_json": 1,  # report/model.py: InstructionText.add's attribute items
+    "_hlo_layout_json": 2,  # report/model.py: computation_pieces' instructions, add's attributes
 }
 
 

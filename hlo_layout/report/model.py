@@ -24,13 +24,14 @@ from hlo_layout.layout.module_memory import (
 )
 from hlo_layout.report.json_text import SPLICE, dumps_indented, encode_str, write_document
 from hlo_layout.syntax.index import CALLS_RE
-from hlo_layout.syntax.opcodes import FUSION
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION
 from hlo_layout.syntax.scan import attribute_pairs, tail_mentions
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
 
 _encode_str = encode_str
-#: The compiled twin of `InstructionText.add`'s attribute items (`accel/jsonattrs.c`), or None.
+#: The compiled twin of `InstructionText.add` (`accel/jsonattrs.c`): whole instructions, a batch
+#: per call, and the attribute items alone; or None.
 _json = _accel.load("_hlo_layout_json", _accel.ABIS["_hlo_layout_json"])
 
 #: Bumped when a key changes meaning or disappears (adding keys does not bump it).
@@ -125,15 +126,40 @@ def computation_pieces(
         yield head + _C_EMPTY
         return
     add = text.add
-    for start in range(0, len(instructions), _BATCH):
-        parts = [head, _C_OPEN] if start == 0 else []
+    count = len(instructions)
+    if _json is None:
+        for start in range(0, count, _BATCH):
+            parts = [head, _C_OPEN] if start == 0 else []
+            put = parts.append
+            for n in range(start, min(start + _BATCH, count)):
+                if n:
+                    put(_C_SEPARATOR)
+                add(instructions[n], put)
+            yield "".join(parts)
+        yield _C_CLOSE
+        return
+    # The compiled writer takes a batch with its prefix and suffix, up to an instruction it
+    # leaves to `add`, then goes on after it.
+    compiled = _json.instructions
+    memos = (text._opcodes, text._shapes, LazyAttributes, CALLED_COMPUTATION_KEYS, _FRAGMENTS)
+    gathered = (text.calls, text.pairs)
+    for start in range(0, count, _BATCH):
+        stop = min(start + _BATCH, count)
+        ends = (head + _C_OPEN if start == 0 else "", _C_CLOSE if stop == count else "")
+        written, n = compiled(instructions, start, stop, *memos, *gathered, *ends)
+        if n == stop:
+            yield written
+            continue
+        parts = [written]
         put = parts.append
-        for n, instruction in enumerate(instructions[start : start + _BATCH]):
-            if n or start:
+        ends = ("", ends[1])
+        while n < stop:
+            if n:
                 put(_C_SEPARATOR)
-            add(instruction, put)
+            add(instructions[n], put)
+            written, n = compiled(instructions, n + 1, stop, *memos, *gathered, *ends)
+            put(written)
         yield "".join(parts)
-    yield _C_CLOSE
 
 
 _C_KEY = "\n" + "  " * (COMPUTATION_LEVEL + 1)
@@ -150,8 +176,13 @@ class InstructionText:
     together from fragments that repeat across a dump and are spelled once, by the generic
     encoder itself (so the spelling cannot drift): the opcode's line, the shape's line and its
     byte figures (per shape object: the parser shares one per distinct text), attribute keys.
-    Only names, operand references and attribute values are encoded per instruction (C).
+    Only names, operand references and attribute values are encoded per instruction.
     tests/report/test_json_text.py compares the two on every corpus instruction.
+
+    `add` is the reference; `computation_pieces` hands the compiled writer (`accel/jsonattrs.c`
+    `instructions`) a batch at a time, with these memos, and `add` only the instructions it
+    leaves (a first opcode or shape, non-ASCII text, a tail the Python must split):
+    tests/report/test_json_accel.py holds the two equal.
     """
 
     __slots__ = ("_keys", "_opcodes", "_shapes", "calls", "facts", "pairs")
@@ -279,6 +310,22 @@ _ATTRIBUTES_OPEN = _KEY + '"attributes": {'
 _CLOSE_OBJECT_END = "\n" + _INDENT + "}" + _END
 _NO_ATTRIBUTES_END = _KEY + '"attributes": {}' + _END
 _INFERRED = _KEY + '"shape_inferred": true'
+#: The constant pieces the compiled writer puts (`accel/jsonattrs.c`, its F_* order).
+_FRAGMENTS = (
+    _C_SEPARATOR,
+    _HEAD,
+    _OPEN_LIST,
+    _ITEM_SEP,
+    _CLOSE_LIST,
+    _INFERRED,
+    _KEY + '"parameter_number": ',
+    _KEY + '"literal": ',
+    _KEY + '"called_computations": ' + _OPEN_LIST,
+    _ATTRIBUTES_OPEN,
+    _ITEM,
+    _CLOSE_OBJECT_END,
+    _NO_ATTRIBUTES_END,
+)
 
 
 def _inner(obj: dict[str, Any]) -> str:

@@ -288,6 +288,7 @@ class DataflowAnalysis:
                 continue
             own = {v.index: (v,) for v in defined} if defined else {}
             out: ValueSet = {}
+            shared = False  # `out` is another instruction's set (sets never change once stored)
             if op == "async-update" and len(i.operands) > 1:
                 # libtpu's SparseCore async-update (a gather offload): its own shape, its data
                 # operands after the start's, `output_to_operand_aliasing` for the context. It
@@ -304,7 +305,7 @@ class DataflowAnalysis:
                     for idx, v in root_set.items():
                         out[(1, *idx)] = v
             elif op in _FORWARD_OPERAND_0 and i.operands:
-                out = dict(self._operand_set(c, i, 0))
+                out, shared = self._operand_set(c, i, 0), True
             elif op == "get-tuple-element" and i.operands:
                 out = self._element(self._operand_set(c, i, 0), _tuple_index(i))
             elif op in ("tuple",):
@@ -351,7 +352,10 @@ class DataflowAnalysis:
                 out = yield from self._conditional(c, i)
             elif op == "while":
                 out = yield from self._while(c, i)
-            out.update(own)
+            if own:
+                if shared:
+                    out = dict(out)
+                out.update(own)
             sets[key] = out
         root = c.root
         return sets.get(root.name, {}) if root is not None else {}

@@ -11,8 +11,9 @@ through them and they have no live range; XLA gives each its own allocation, so 
 
 from __future__ import annotations
 
-from collections.abc import Container, Generator, Mapping, Sequence
+from collections.abc import Container, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from hlo_layout.memory.nesting import run_nested
 from hlo_layout.syntax.index import calls as call_edges
@@ -109,8 +110,50 @@ class HloValue:
         return f"{self.instruction.name}{{{','.join(map(str, self.index))}}}"
 
 
-ValueSet = dict[Index, tuple[HloValue, ...]]
+#: An instruction's value set: for each index of its shape, the values that may be there.
+#: Stored sets never change (so one may be shared; `_element` caches by identity).
+ValueSet = Mapping[Index, tuple[HloValue, ...]]
+#: A set being built.
+_Building = dict[Index, tuple[HloValue, ...]]
 _NO_SETS: dict[str, ValueSet] = {}  # the sets of a computation never evaluated
+
+
+class _One(Mapping[Index, tuple[HloValue, ...]]):
+    """The value set of an instruction holding only its one own value, most instructions: a
+    dict and a tuple for each cost four times this (a GPU dump's analysis keeps thousands)."""
+
+    __slots__ = ("_index", "_value")
+
+    def __init__(self, value: HloValue) -> None:
+        self._index = value.index
+        self._value = value
+
+    def __getitem__(self, index: Index) -> tuple[HloValue, ...]:
+        if index == self._index:
+            return (self._value,)
+        raise KeyError(index)
+
+    def get(self, index: Index, default: Any = None) -> Any:
+        return (self._value,) if index == self._index else default
+
+    def __contains__(self, index: object) -> bool:
+        return index == self._index
+
+    def __iter__(self) -> Iterator[Index]:
+        return iter((self._index,))
+
+    def __len__(self) -> int:
+        return 1
+
+    def items(self) -> Any:
+        return (((self._index, (self._value,))),)
+
+    def values(self) -> Any:
+        return ((self._value,),)
+
+    def keys(self) -> Any:
+        return (self._index,)
+
 
 #: `_steps`: opcodes whose set is operand 0's (plus their own values).
 _FORWARD_OPERAND_0 = frozenset(
@@ -145,6 +188,8 @@ _STEP_OPCODES = _FORWARD_OPERAND_0 | {
 }
 #: One computation's evaluation: yields (callee, parameter sets), is sent the callee's root set.
 _Steps = Generator[tuple[Computation, list[ValueSet]], ValueSet, ValueSet]
+#: A while's or conditional's evaluation: as _Steps, returning the set it builds.
+_Built = Generator[tuple[Computation, list[ValueSet]], ValueSet, _Building]
 
 
 class DataflowAnalysis:
@@ -171,7 +216,7 @@ class DataflowAnalysis:
             c for c in module.computations if self.kinds.get(c.name) == "global"
         ]
         self.callee_of: dict[str, tuple[Computation, Instruction]] = {}
-        self._split: dict[int, tuple[ValueSet, dict[int, ValueSet]]] = {}
+        self._split: dict[int, tuple[ValueSet, dict[int, _Building]]] = {}
         #: Per while: (init, body parameter, condition parameter, body root, result) sets.
         self.while_sets: list[tuple[ValueSet, ValueSet, ValueSet, ValueSet, ValueSet]] = []
         self._define_values()
@@ -243,7 +288,7 @@ class DataflowAnalysis:
             return self._element(vs, op.index)
         return vs
 
-    def _element(self, vs: ValueSet, k: int) -> ValueSet:
+    def _element(self, vs: ValueSet, k: int) -> _Building:
         """The value set of element k of a tuple's value set (a new dict).
 
         A tuple's set is split by first index once (cached by identity; sets are not changed
@@ -251,7 +296,7 @@ class DataflowAnalysis:
         tuple of n elements cost n * n."""
         hit = self._split.get(id(vs))
         if hit is None or hit[0] is not vs:
-            split: dict[int, ValueSet] = {}
+            split: dict[int, _Building] = {}
             for idx, v in vs.items():
                 if idx:
                     split.setdefault(idx[0], {})[idx[1:]] = v
@@ -282,12 +327,12 @@ class DataflowAnalysis:
                 if defined is None:
                     sets[key] = {}
                 elif len(defined) == 1:
-                    sets[key] = {defined[0].index: (defined[0],)}
+                    sets[key] = _One(defined[0])
                 else:
                     sets[key] = {v.index: (v,) for v in defined}
                 continue
             own = {v.index: (v,) for v in defined} if defined else {}
-            out: ValueSet = {}
+            out: _Building = {}
             shared = False  # `out` is another instruction's set (sets never change once stored)
             if op == "async-update" and len(i.operands) > 1:
                 # libtpu's SparseCore async-update (a gather offload): its own shape, its data
@@ -305,7 +350,8 @@ class DataflowAnalysis:
                     for idx, v in root_set.items():
                         out[(1, *idx)] = v
             elif op in _FORWARD_OPERAND_0 and i.operands:
-                out, shared = self._operand_set(c, i, 0), True
+                # not written to: `own` below is merged into a copy
+                out, shared = cast(_Building, self._operand_set(c, i, 0)), True
             elif op == "get-tuple-element" and i.operands:
                 out = self._element(self._operand_set(c, i, 0), _tuple_index(i))
             elif op in ("tuple",):
@@ -367,7 +413,7 @@ class DataflowAnalysis:
         names = i.called_computations
         return self.module.computation(names[k]) if k < len(names) else None
 
-    def _conditional(self, c: Computation, i: Instruction) -> _Steps:
+    def _conditional(self, c: Computation, i: Instruction) -> _Built:
         branches = [self.module.computation(n) for n in i.called_computations]
         roots: list[ValueSet] = []
         for k, b in enumerate(branches):
@@ -376,7 +422,7 @@ class DataflowAnalysis:
             self.callee_of[b.name] = (c, i)
             param = [self._operand_set(c, i, k + 1)] if k + 1 < len(i.operands) else [{}]
             roots.append((yield b, param))
-        out: ValueSet = {}
+        out: _Building = {}
         for index, s in subshapes(i.shape):
             found: list[HloValue] = []
             for r in roots:
@@ -389,7 +435,7 @@ class DataflowAnalysis:
                 out[index] = (self._new_phi(c, i, index, s),)
         return out
 
-    def _while(self, c: Computation, i: Instruction) -> _Steps:
+    def _while(self, c: Computation, i: Instruction) -> _Built:
         names = dict(
             (a.key, a.raw.removeprefix("%")) for a in i.attributes if a.key in ("body", "condition")
         )
@@ -406,7 +452,7 @@ class DataflowAnalysis:
         # Pass 1: every element a phi, to see which elements the body passes through unchanged.
         # Its phis are dropped afterwards, and so are the sets of the loops nested in the body
         # that it recorded (they hold those phis; pass 2 records them again).
-        trial: ValueSet = {}
+        trial: _Building = {}
         for index, s in subshapes(i.shape):
             trial[index] = (self._new_phi(body, param or i, index, s),)
         root1 = yield body, [trial]
@@ -414,9 +460,9 @@ class DataflowAnalysis:
         del self.values[mark:]
         del self.while_sets[while_mark:]
         # Pass 2 (PhiGraph::Optimize): passed-through elements keep the init value.
-        body_param: ValueSet = {}
-        cond_param: ValueSet = {}
-        result: ValueSet = {}
+        body_param: _Building = {}
+        cond_param: _Building = {}
+        result: _Building = {}
         phis = []
         for index, s in subshapes(i.shape):
             if index in through and len(init.get(index, ())) == 1:

@@ -17,8 +17,6 @@ from hlo_layout.memory.backend import Backend
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue, Index, subshape
 from hlo_layout.memory.gpu_alias import CUBLAS_LT_TARGETS, custom_call_target, gpu_may_alias
 from hlo_layout.memory.heap_simulator import (
-    Events,
-    HeapResult,
     choose_best_fit,
     msa_trace_peak,
     peak_of_trace,
@@ -103,11 +101,12 @@ _NO_RANGES: list[tuple[int, int, int]] = []
 
 @dataclass(slots=True)
 class SpaceHeap:
-    """One memory space's heap simulation: the chosen packing and its trace."""
+    """One memory space's heap simulation: the chosen packing's size and the trace's peak (the
+    trace and the offsets themselves are dropped once placed: a CPU dump's run to tens of
+    thousands of entries, and nothing reads them after)."""
 
     color: int
-    result: HeapResult
-    events: Events
+    heap_size: int
     trace_peak: int
     temp_allocation_bytes: int = 0
 
@@ -671,7 +670,8 @@ class BufferAssigner:
                     ranges,
                     lr.unchained_end,
                 )
-            self.heaps[color] = SpaceHeap(color, result, events, peak)
+            self.heaps[color] = SpaceHeap(color, result.heap_size, peak)
+            del events
             a = Allocation(len(self.allocations), result.heap_size, color, "temp")
             self.allocations.append(a)
             for vid, off in result.offsets.items():
@@ -699,17 +699,13 @@ class BufferAssigner:
             allocs[first], allocs[last] = allocs[last], allocs[first]
             first += 1
         combined: dict[int, int] = {}
-        self.temp_offsets: dict[int, int] = {}
         for a in allocs[first:]:
             align = self.backend.alignment
             if a.color not in combined:
                 combined[a.color] = a.size
-                base = 0
             else:
                 base = -(-combined[a.color] // align) * align
                 combined[a.color] = base + a.size
-            for vid, off in a.values.items():
-                self.temp_offsets[vid] = base + off
         self.temp_allocation_bytes = combined
 
 

@@ -593,7 +593,7 @@ class BufferAssigner:
             for v in alias.buffers[n]:
                 if v.id in lr.ranges:
                     by_color.setdefault(self.buffer_color[n], []).append(v.id)
-        ranges = {k: (r.start, r.end) for k, r in lr.ranges.items()}
+        ranges = lr.ranges
         values = df.values
 
         def operands_of(vid: int) -> list[int]:

@@ -17,10 +17,10 @@ from __future__ import annotations
 import bisect
 import itertools
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from hlo_layout import accel
 
@@ -31,6 +31,16 @@ if TYPE_CHECKING:  # imported where used: `import hlo_layout.memory` stays free 
 _HEAP = accel.load("_hlo_layout_heap", accel.ABIS["_hlo_layout_heap"])
 
 INF = 1 << 62
+
+
+class Span(Protocol):
+    """A value's live range [start, end] in schedule steps (live_range.TimeBound)."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
 
 
 @dataclass(slots=True)
@@ -70,7 +80,7 @@ class Events:
 
 def run_heap_simulation(
     values: Sequence[int],
-    ranges: dict[int, tuple[int, int]],
+    ranges: Mapping[int, Span],
     end_time: int,
     size_of: Sequence[int],
     buffer_of: Sequence[int],
@@ -86,13 +96,14 @@ def run_heap_simulation(
     simulator's own conditions on the user (not a copy, a direct user). `views`: values laid
     over their operands' memory (Backend.concat_views); operands dying there are freed first.
     """
-    order = sorted(values, key=lambda v: (ranges[v][0], ranges[v][1], v))
+    order = sorted(values, key=lambda v: (ranges[v].start, ranges[v].end, v))
     # By time step, only the steps where something starts or ends (a list per step of the
     # whole schedule cost more than the values).
     defined: dict[int, list[int]] = {}
     freed: dict[int, list[int]] = {}
     for v in order:
-        s, e = ranges[v]
+        r = ranges[v]
+        s, e = r.start, r.end
         got = defined.get(s)
         if got is None:
             defined[s] = [v]
@@ -112,7 +123,7 @@ def run_heap_simulation(
         buffer_count[b] = buffer_count.get(b, 0) + 1
     first_in_buffer: dict[int, int] = {}
     ev = Events()
-    live_end = {v: ranges[v][1] for v in values}
+    live_end = {v: ranges[v].end for v in values}
     for t in range(end_time + 1):
         freed_now = freed.get(t, nothing)
         for v in defined.get(t, nothing):
@@ -152,8 +163,8 @@ def msa_trace_peak(
     events: Events,
     buffer_of: Sequence[int],
     computation_of: Callable[[int], object],
-    ranges: dict[int, tuple[int, int]],
-    unchained_end: dict[int, int],
+    ranges: Mapping[int, Span],
+    unchained_end: Sequence[int],
 ) -> int:
     """The peak libtpu reports for a memory-space-assignment space (VMEM).
 
@@ -177,13 +188,13 @@ def msa_trace_peak(
     for e in events.trace:
         kind, v = e[0], e[1]
         if kind == "free":
-            end = unchained_end.get(v, -1)
-            if end > ranges[v][1]:
+            end = unchained_end[v]
+            if end > ranges[v].end:
                 deferred.setdefault(end, []).append(e)
             else:
                 ordered.append(e)
             continue
-        while step < ranges[v][0]:
+        while step < ranges[v].start:
             ordered.extend(deferred.pop(step, ()))
             step += 1
         ordered.append(e)

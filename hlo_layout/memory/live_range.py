@@ -39,8 +39,11 @@ class LiveRange:
         self.end_time = len(self.sequence)
         self.ranges: dict[int, TimeBound] = {}
         self._start_end()
-        #: Each value's end before NormalizeAliasedBuffers chained the values of one buffer.
-        self.unchained_end = {v: r.end for v, r in self.ranges.items()}
+        #: Each value's end (by value id; -1 without a range) before NormalizeAliasedBuffers
+        #: chained the values of one buffer.
+        self.unchained_end = [-1] * len(dataflow.values)
+        for v, r in self.ranges.items():
+            self.unchained_end[v] = r.end
         self._normalize()
 
     def _flatten(self, c: Computation, async_start: Instruction | None) -> None:

@@ -126,11 +126,7 @@ static Py_ssize_t split(const unsigned char *s, Py_ssize_t n, item_t *items, Py_
             if (j == value) return -1;
         }
         if (count >= cap) return -1; /* past MAX_ITEMS (an item takes 4 characters or more) */
-        items[count].key = key;
-        items[count].key_end = key_end;
-        items[count].value = value;
-        items[count].value_end = j;
-        count++;
+        items[count++] = (item_t){key, key_end, value, j};
         i = j;
     }
 }
@@ -394,11 +390,7 @@ static Py_ssize_t split_nested(const unsigned char *s, Py_ssize_t n, item_t *ite
         while (j < i && BLANK(s[j])) j++;
         Py_ssize_t value_end = i;
         while (value_end > j && BLANK(s[value_end - 1])) value_end--;
-        items[count].key = key;
-        items[count].key_end = key_end;
-        items[count].value = j;
-        items[count].value_end = value_end;
-        count++;
+        items[count++] = (item_t){key, key_end, j, value_end};
         previous = i;
     }
     return count;

@@ -253,7 +253,8 @@ def write_inspect_json(
 
         path = Path(items[0])
         big = text_size(path) > STREAM_THRESHOLD
-        if (stream if stream is not None else big) and _write_streamed(path, out, buffers, top):
+        streamed = stream if stream is not None else big
+        if streamed and _write_streamed(path, out, buffers, top, progress):
             return InspectResult((), (), None)
     result = inspect(
         items, computation=computation, buffers=buffers, top=top, progress=progress, strict=False
@@ -262,7 +263,9 @@ def write_inspect_json(
     return result
 
 
-def _write_streamed(path: Path, out: TextIO, buffers: Source | None, top: int | None) -> bool:
+def _write_streamed(
+    path: Path, out: TextIO, buffers: Source | None, top: int | None, progress: Progress | None
+) -> bool:
     """Stream the JSON of one dump; False (nothing written) when the whole-file path must
     decide, which also reports every input error in its own words."""
     from hlo_layout.layout.buffer_assignment import (
@@ -274,7 +277,15 @@ def _write_streamed(path: Path, out: TextIO, buffers: Source | None, top: int | 
     ba_path = Path(buffers) if buffers is not None else buffer_assignment_beside(path)
     try:
         assignment = read_buffer_assignment(ba_path) if ba_path is not None else None
-        stream_inspect_json(path, out, assignment, assignment_for_all=buffers is not None, top=top)
+        stream_inspect_json(
+            path,
+            out,
+            assignment,
+            assignment_for_all=buffers is not None,
+            top=top,
+            stage=progress.start if progress is not None else None,
+            report=progress.callback if progress is not None else None,
+        )
     except (StreamFallback, HloLayoutError):
         return False
     return True

@@ -140,7 +140,11 @@ def _stderr_may_be_a_terminal() -> bool:
     none of the variables that make Rich treat it as one (`TTY_COMPATIBLE=1`, `FORCE_COLOR`)."""
     if os.environ.get("TTY_COMPATIBLE") == "1" or "FORCE_COLOR" in os.environ:
         return True
-    isatty = getattr(sys.stderr, "isatty", None)
+    return _isatty(sys.stderr)
+
+
+def _isatty(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty is not None and isatty())
     except ValueError:  # a closed stream
@@ -148,11 +152,17 @@ def _stderr_may_be_a_terminal() -> bool:
 
 
 @contextlib.contextmanager
-def progress(files: list[tuple[str, int]]) -> Iterator[Stages]:
+def progress(files: list[tuple[str, int]], *, writes_stdout: bool = False) -> Iterator[Stages]:
     """The progress bar on stderr for reading `files` (path, bytes) and the stages after; where
-    none would show (small input, stderr not a terminal), a silent `Stages` without Rich."""
+    none would show (small input, stderr not a terminal), a silent `Stages` without Rich.
+    `writes_stdout`: the command writes its output while the bar runs, so there is no bar when
+    stdout is a terminal too (the two would overwrite each other's lines)."""
     total = sum(size for _, size in files)
-    if total < BIG_INPUT_BYTES or not _stderr_may_be_a_terminal():
+    if (
+        total < BIG_INPUT_BYTES
+        or not _stderr_may_be_a_terminal()
+        or (writes_stdout and _isatty(sys.stdout))
+    ):
         yield Stages(None)
         return
     from hlo_layout.report.progress_view import progress_stages

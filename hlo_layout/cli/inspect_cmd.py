@@ -71,8 +71,9 @@ def inspect(
             stderr_console().print("error: --buffers goes with exactly one dump")
             raise typer.Exit(EXIT_USAGE)
         files = [(str(p), file_size(p)) for p in dumps]
-        with progress(files) as stages:
-            if output_format is OutputFormat.json and computation is None and html is None:
+        streams_json = output_format is OutputFormat.json and computation is None and html is None
+        with progress(files, writes_stdout=streams_json) as stages:
+            if streams_json:
                 result = api.write_inspect_json(
                     dumps,
                     sys.stdout,

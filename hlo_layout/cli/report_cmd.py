@@ -106,7 +106,7 @@ def report(
             stderr_console().print(f"error: {output} is a directory; give a file name for -o")
             raise typer.Exit(EXIT_USAGE)
         files = [(str(p), file_size(p)) for p in dumps]
-        with progress(files) as stages:
+        with progress(files, writes_stdout=str(output) == "-") as stages:
             entries, errors = read_dumps(dumps, buffers=buffers, strict=False, progress=stages)
             for error in errors:
                 report_error(error)

@@ -61,6 +61,9 @@ def progress_stages(
         TextColumn("{task.description}"),  # last: a long file name goes under the bar, whole
         console=console,
         transient=True,
+        # stdout is data (JSON, an HTML report to `-`): never swapped for Rich's proxy, which
+        # would print it on the bar's terminal instead of where stdout was redirected
+        redirect_stdout=False,
     )
     with progress:
         yield Stages(progress, files)

@@ -28,7 +28,7 @@ import gc
 import os
 import tempfile
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TextIO
@@ -145,11 +145,15 @@ def stream_inspect_json(
     *,
     assignment_for_all: bool = False,
     top: int | None = None,
+    stage: Callable[[str], None] | None = None,
+    report: Callable[[int, int], None] | None = None,
 ) -> None:
     """Write the whole `inspect --format json` document of one dump to `out`.
 
     `assignment` goes with a single-module dump (with `assignment_for_all`, with every module,
-    as for an explicit `--buffers`); `top` as `memory_report`'s. Raises StreamFallback before
+    as for an explicit `--buffers`); `top` as `memory_report`'s. `stage(name)` hears when
+    reading, measuring and writing begin, `report(done, total)` how much is read (a bar's
+    callbacks, `api.Progress`). Raises StreamFallback before
     writing anything when the dump needs the whole-file reader; HloInputError for an unreadable
     file.
     """
@@ -159,7 +163,7 @@ def stream_inspect_json(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        _stream(path, out, assignment, assignment_for_all, top)
+        _stream(path, out, assignment, assignment_for_all, top, stage or _silent, report)
     finally:
         if was_enabled:
             gc.enable()
@@ -171,13 +175,16 @@ def _stream(
     assignment: BufferAssignment | None,
     assignment_for_all: bool,
     top: int | None,
+    stage: Callable[[str], None],
+    report: Callable[[int, int], None] | None,
 ) -> None:
     text = InstructionText(ShapeFacts())
     file = str(path)
     modules: list[_Module] = []
     with tempfile.TemporaryFile("w+b") as spool, tempfile.TemporaryFile("w+b") as skeleton_file:
         skeletons = SkeletonSpool(skeleton_file)
-        for item in stream_items(path):
+        stage(f"reading {path.name}")
+        for item in stream_items(path, report):
             if isinstance(item, ModuleHeader):
                 if modules:  # a second module: a buffer assignment found beside goes with none
                     modules[-1].finish(
@@ -194,6 +201,7 @@ def _stream(
         if not modules:
             raise StreamFallback  # nothing to read: the whole-file path says so
         single = len(modules) == 1 or assignment_for_all
+        stage("measuring")
         modules[-1].finish(skeletons, file, assignment if single else None, top)
         heads = [m.head for m in modules]
         spliced = [m for m in modules if m.fragments]
@@ -210,8 +218,13 @@ def _stream(
                 else:
                     yield _fragment(spool, start, length, kind)
 
+        stage("writing")
         write_document(sink, {"schema_version": SCHEMA_VERSION, "modules": heads}, fill)
         out.flush()
+
+
+def _silent(_: str) -> None:
+    pass
 
 
 def _utf8_buffer(out: TextIO) -> BinaryIO | None:

@@ -14,14 +14,14 @@ from __future__ import annotations
 import gzip
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
 from hlo_layout.errors import HloLayoutError, Span
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
-from hlo_layout.syntax.parse import HloInputError, open_binary, parse_modules
+from hlo_layout.syntax.parse import HloInputError, open_binary, parse_modules, text_size
 from hlo_layout.syntax.tree import Attribute, Computation, Module, Section
 
 
@@ -187,23 +187,34 @@ def _renamed(c: Computation, renames: dict[str, str], hoisted: bool) -> Computat
     return replace(c, name=name, instructions=instructions)
 
 
-def stream_items(path: str | Path) -> Iterator[StreamItem]:
+def stream_items(
+    path: str | Path, report: Callable[[int, int], None] | None = None
+) -> Iterator[StreamItem]:
     """Module headers, sections and computations of a dump, in file order, one chunk in memory.
 
-    Raises HloInputError for unreadable files and StreamFallback where only a whole-file parse
-    can decide (the caller then uses `parse_file_modules`).
+    `report(done, total)` hears after each batch how much of the text is read (characters of
+    the text's size in bytes, `parse.text_size`: equal for ASCII, for a bar). Raises
+    HloInputError for unreadable files and StreamFallback where only a whole-file parse can
+    decide (the caller then uses `parse_file_modules`).
     """
     path = Path(path)
     inline_names = _InlineNames()
     name = str(path)
     with _open(path) as f:
         try:
+            total = text_size(path) if report is not None else 0
+            done = 0
             for texts, first_line in _batches(_chunks(iter(f))):
+                if report is not None:
+                    done += sum(map(len, texts))
+                    report(min(done, total), total)
                 for module in _parsed(texts, name, first_line):
                     if module.name is not None:
                         yield ModuleHeader(module.name, tuple(module.attributes), module.span)
                     yield from module.sections
                     yield from inline_names(module.computations)
+            if report is not None:
+                report(total, total)  # the blank and comment lines between chunks too
         except UnicodeDecodeError as e:
             raise HloInputError(f"{path}: not UTF-8 text ({e.reason})") from None
         except (OSError, EOFError) as e:  # a truncated or corrupt .gz, met while reading

@@ -199,3 +199,52 @@ def test_text_view_memory_sections() -> None:
         assert section in out, section
     assert "expansion" in out and "KiB" in out
     assert result.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_json_goes_to_stdout_while_a_bar_shows_on_a_terminal(tmp_path: Path) -> None:
+    """With stderr a terminal and a big dump, the bar is drawn on stderr and the JSON still
+    goes to stdout (a file here), byte for byte (Rich's progress display swaps sys.stdout for
+    a proxy that prints on the terminal unless told not to); with stdout the same terminal, the
+    JSON arrives there whole, no bar drawn over its lines."""
+    import os
+    import pty
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from grow import grow
+
+    from hlo_layout.report.stages import BIG_INPUT_BYTES
+
+    source = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
+    dump = tmp_path / "big.after_optimizations.txt"
+    dump.write_text(grow(source.read_text(), BIG_INPUT_BYTES + (1 << 20)))
+    expected = run("inspect", str(dump), "-f", "json")
+    assert expected.returncode == 0 and expected.stdout.startswith("{")
+    env = {k: v for k, v in os.environ.items() if k not in ("TTY_COMPATIBLE", "FORCE_COLOR")}
+    for stdout_is_a_terminal in (False, True):
+        leader, follower = pty.openpty()
+        out_path = tmp_path / f"out-{stdout_is_a_terminal}.json"
+        with out_path.open("wb") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "hlo_layout", "inspect", str(dump), "-f", "json"],
+                stdout=follower if stdout_is_a_terminal else out,
+                stderr=follower,
+                env=env,
+            )
+            os.close(follower)
+            seen = b""
+            while True:
+                try:
+                    chunk = os.read(leader, 1 << 16)
+                except OSError:  # the terminal closed: the process is done
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            assert proc.wait(timeout=120) == 0
+            os.close(leader)
+        bar = "━".encode()  # the bar's line
+        if stdout_is_a_terminal:
+            assert seen.replace(b"\r\n", b"\n").decode() == expected.stdout
+        else:
+            assert bar in seen and b"schema_version" not in seen  # the bar, none of the JSON
+            assert out_path.read_text() == expected.stdout

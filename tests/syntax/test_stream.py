@@ -116,3 +116,14 @@ def test_batches_keep_items_and_lines(tmp_path: Path, batch: int, monkeypatch) -
     whole = [i for c in module.computations for i in c.instructions]
     streamed = [i for c in items for i in c.instructions]
     assert _lines(streamed) == _lines(whole) == [i.span.line for i in whole]
+
+
+def test_reading_is_reported(tmp_path: Path) -> None:
+    """`report(done, total)` after each batch: rising, ending at the text's size."""
+    path = tmp_path / "batched.txt"
+    path.write_text(_BATCHED)
+    heard: list[tuple[int, int]] = []
+    list(stream_items(path, lambda done, total: heard.append((done, total))))
+    assert heard and all(total == len(_BATCHED) for _, total in heard)
+    dones = [done for done, _ in heard]
+    assert dones == sorted(dones) and dones[-1] == len(_BATCHED)

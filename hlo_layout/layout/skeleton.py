@@ -125,14 +125,17 @@ def skeleton_module(
 class SkeletonSpool:
     """Skeleton computations on a binary file (`marshal`ed plain tuples, shapes as numbers into
     a table of the distinct shape objects), so a streamed dump holds none of them while it is
-    read; `module()` loads back only those reachable from the entry through any call (the
-    only ones `memory_report` and the analysis visit: `memory.dataflow.computation_kinds`),
-    in file order, equal to `skeleton_computation` of each (tests/layout/test_skeleton.py).
+    read. Kept in memory per computation: its name, where it lies in the file, its calls and
+    its ROOT's opcode and kept attribute keys. `module()` gives a `SpooledModule` of those
+    reachable from the entry (the only ones `memory_report` and the analysis visit:
+    `memory.dataflow.computation_kinds`), in file order, each equal to `skeleton_computation`
+    of the full tree's (tests/layout/test_skeleton.py); it holds only those that hold buffers.
 
-    So memory is the reachable skeleton at the module's end (about 200 bytes an instruction),
-    not the dump: unused computations, however many, cost their name and callees only.
-    Deviation: `MemoryReport.allocations.unknown_instructions` (not in the JSON) counts the
-    instructions of unreached computations as unknown.
+    So memory is the skeleton of the entry and its control-flow callees at the module's end
+    (about 400 bytes an instruction), not the dump: fusion bodies and unused computations,
+    however many, cost a few list slots each. Deviation:
+    `MemoryReport.allocations.unknown_instructions` (not in the JSON) counts the instructions
+    of computations not held as unknown.
     """
 
     def __init__(self, file: IO[bytes]) -> None:

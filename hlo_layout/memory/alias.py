@@ -41,9 +41,6 @@ _MAY_PAIR = _DEFAULT_IN_PLACE | {
 _MAX_NESTING = 64
 
 
-#: The pairs of an instruction with none, shared by the memo of `AliasAnalysis.pairs`.
-_NO_PAIRS: list[Pair] = []
-
 
 def output_operand_pairs(i: Instruction, module: Module, depth: int = 0) -> list[Pair]:
     """(output index, operand number, operand index) that must share one buffer: XLA's
@@ -255,11 +252,12 @@ class AliasAnalysis:
         if i.opcode != "fusion":
             return output_operand_pairs(i, self.dataflow.module)
         hit = self._pairs.get(id(i))
-        if hit is None or hit[0] is not i:
-            # most fusions have none: one shared empty list (never written to)
-            found = output_operand_pairs(i, self.dataflow.module) or _NO_PAIRS
-            hit = self._pairs[id(i)] = (i, found)
-        return hit[1]
+        if hit is not None and hit[0] is i:
+            return hit[1]
+        found = output_operand_pairs(i, self.dataflow.module)
+        if found:  # most fusions have none, found again in a few checks: not kept
+            self._pairs[id(i)] = (i, found)
+        return found
 
     def _donations(self, df: DataflowAnalysis) -> None:
         a = df.module.attr("input_output_alias")

@@ -377,7 +377,7 @@ def _analyze(
     assigner = BufferAssigner(df, alias, lr, be)
     peak, static, _traces = compute_peak(assigner)
     source = SourceInfo(module)
-    sequence = [i.name for _, i in lr.sequence]
+    sequence = [i.name for i in lr.sequence]
 
     # Values (their rows, `MemoryAnalysis.values`) and buffers (the union of their values'
     # ranges, sized as XLA sizes the buffer), read in one walk over the buffers.

@@ -31,7 +31,8 @@ class LiveRange:
     def __init__(self, dataflow: DataflowAnalysis, alias: AliasAnalysis) -> None:
         self.dataflow = dataflow
         self.alias = alias
-        self.sequence: list[tuple[Computation, Instruction]] = []
+        #: The flattened schedule: every instruction of a computation run in sequence, in order
+        self.sequence: list[Instruction] = []
         self.time: dict[int, int] = {}  # id(instruction) -> time
         self.spans: dict[str, tuple[int, int]] = {}
         self.async_context: dict[str, Instruction] = {}
@@ -75,7 +76,7 @@ class LiveRange:
                     if callee is not None:
                         yield callee, async_start
             self.time[id(i)] = len(self.sequence)
-            self.sequence.append((c, i))
+            self.sequence.append(i)
         self.spans[c.name] = (start, len(self.sequence))
 
     def _async_done_time(self, start: Instruction) -> int | None:
@@ -95,7 +96,7 @@ class LiveRange:
         cached = getattr(self, "_user_map", None)
         if cached is None:
             cached = {}
-            for _c, i in self.sequence:
+            for i in self.sequence:
                 for o in i.operands:
                     cached.setdefault(o.name, []).append(i)
             self._user_map = cached
@@ -111,7 +112,7 @@ class LiveRange:
         # Only the flattened computations' roots are read (a root elsewhere has no time).
         roots = {c.name: c.root for c in module.computations if c.name in spans}
         while_body_param: dict[int, Instruction] = {}
-        for _c, i in self.sequence:
+        for i in self.sequence:
             if i.opcode == "while":
                 names = {a.key: a.raw.removeprefix("%") for a in i.attributes}
                 body = module.computation(names.get("body", ""))

@@ -41,7 +41,6 @@ _MAY_PAIR = _DEFAULT_IN_PLACE | {
 _MAX_NESTING = 64
 
 
-
 def output_operand_pairs(i: Instruction, module: Module, depth: int = 0) -> list[Pair]:
     """(output index, operand number, operand index) that must share one buffer: XLA's
     AliasInfo::GetInPlaceInputOutputPairs (alias_info.cc). Deviation: no backend hook

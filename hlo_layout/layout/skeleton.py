@@ -24,7 +24,7 @@ import marshal
 import re
 from array import array
 from collections import OrderedDict
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -115,11 +115,14 @@ def skeleton_computation(computation: Computation) -> Computation:
 
 
 def skeleton_module(
-    name: str | None, computations: tuple[Computation, ...], attributes: tuple[Attribute, ...]
+    name: str | None,
+    computations: tuple[Computation, ...],
+    attributes: tuple[Attribute, ...],
+    cls: type[Module] = Module,
 ) -> Module:
-    """A module of skeleton computations; the module's attributes are kept (a handful: the
-    analysis reads `is_scheduled` and `input_output_alias`), without spans."""
-    return Module(name, computations, tuple(Attribute(a.key, a.raw) for a in attributes))
+    """A module (of class `cls`) of skeleton computations; the module's attributes are kept (a
+    handful: the analysis reads `is_scheduled` and `input_output_alias`), without spans."""
+    return cls(name, computations, tuple(Attribute(a.key, a.raw) for a in attributes))
 
 
 class SkeletonSpool:
@@ -301,8 +304,7 @@ class SkeletonSpool:
             if kinds.get(c) == "global"
         )
         spooled = {c: n for n, c in enumerate(names) if kinds.get(c) in ("thread_local", "fusion")}
-        attributes = tuple(Attribute(a.key, a.raw) for a in attributes)
-        module = SpooledModule(name, computations, attributes)
+        module = skeleton_module(name, computations, attributes, SpooledModule)
         module._cache["kinds"] = kinds
         order = [c for c in names if c in kinds]
         module._cache["spooled"] = _Spooled(self, order, spooled, starts, lengths, roots)
@@ -346,6 +348,11 @@ class _Spooled:
             kept.popitem(last=False)
         return hit
 
+    def root(self, name: str) -> tuple[str, tuple[str, ...]] | None:
+        """The ROOT signature of a computation held here; None for one not held (or rootless)."""
+        n = self._where.get(name)
+        return self.roots[n] if n is not None else None
+
 
 class SpooledModule(Module):
     """A streamed skeleton module: `computations` holds the entry and the computations run
@@ -371,18 +378,13 @@ class SpooledModule(Module):
     def root_signature(self, name: str) -> tuple[str, tuple[str, ...]] | None:
         """Known for every computation the spool holds, without reading it."""
         spooled = self._cache.get("spooled")
-        if isinstance(spooled, _Spooled):
-            n = spooled._where.get(name.removeprefix("%"))
-            if n is not None:
-                return spooled.roots[n]
-        return Module.root_signature(self, name)
+        return spooled.root(name.removeprefix("%")) if isinstance(spooled, _Spooled) else None
 
-    def computations_in(self, names: Collection[str]) -> Iterator[Computation]:
+    def computations_in(self, names: Container[str]) -> Iterator[Computation]:
         spooled = self._cache.get("spooled")
         if not isinstance(spooled, _Spooled):
             return Module.computations_in(self, names)
-        wanted = names if isinstance(names, (set, frozenset, dict)) else set(names)
-        found = (self.computation(n) for n in spooled.order if n in wanted)
+        found = (self.computation(n) for n in spooled.order if n in names)
         return (c for c in found if c is not None)
 
 

@@ -20,7 +20,7 @@ from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
 from hlo_layout.memory.backend import Backend, backend_named, detect_backend
-from hlo_layout.memory.dataflow import DataflowAnalysis
+from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.memory.metadata import SourceInfo
 from hlo_layout.memory.peak import compute_peak
@@ -397,6 +397,21 @@ def _analyze(
     diffs: dict[int, list[int]] = {}
     bc = _BufferColumns(source)
     ranges = lr.ranges
+
+    def record(v: HloValue, start: int, end: int) -> str:
+        """Fill value v's row; its allocation's kind."""
+        alloc = allocation_of_value[v.id]
+        kind = _allocation_kind(alloc.kind, alloc.live_out) if alloc else "temp"
+        vid = v.id
+        v_name[vid], v_index[vid], v_start[vid], v_end[vid], v_kind[vid] = (
+            v.instruction.name,
+            v.index,
+            start,
+            end,
+            kind,
+        )
+        return kind
+
     for n, buffer in enumerate(alias.buffers):
         if len(buffer) == 1:  # most buffers: no min, max or key function to call
             rep = buffer[0]
@@ -404,16 +419,7 @@ def _analyze(
             if one is None:
                 continue
             start, end = one.start, one.end
-            alloc = allocation_of_value[rep.id]
-            kind = _allocation_kind(alloc.kind, alloc.live_out) if alloc else "temp"
-            vid = rep.id
-            v_name[vid], v_index[vid], v_start[vid], v_end[vid] = (
-                rep.instruction.name,
-                rep.index,
-                start,
-                end,
-            )
-            v_kind[vid] = kind
+            kind = record(rep, start, end)
         else:
             ranged = [(ranges[v.id], v) for v in buffer if v.id in ranges]
             if not ranged:
@@ -422,14 +428,7 @@ def _analyze(
             end = max(r.end for r, _ in ranged)
             rep = max(ranged, key=lambda rv: (assigner.size[rv[1].id], -rv[1].id))[1]
             for r, v in ranged:
-                alloc = allocation_of_value[v.id]
-                v_name[v.id], v_index[v.id], v_start[v.id], v_end[v.id] = (
-                    v.instruction.name,
-                    v.index,
-                    r.start,
-                    r.end,
-                )
-                v_kind[v.id] = _allocation_kind(alloc.kind, alloc.live_out) if alloc else "temp"
+                record(v, r.start, r.end)
             kind = v_kind[rep.id]  # rep is one of `ranged`
         size = assigner.buffer_size[n]
         color = assigner.buffer_color[n]

@@ -120,20 +120,14 @@ class BufferAssigner:
         self.df, self.alias, self.lr, self.backend = df, alias, lr, backend
         #: computation name -> (the computation, its users by operand name), the last few
         self._users_cache: dict[str, tuple[Computation, dict[str, list[Instruction]]]] = {}
-        # Sized once per distinct shape object (the parser shares one per distinct shape text;
-        # the values keep each alive, so an id is not reused meanwhile).
-        by_shape: dict[int, tuple[int, int]] = {}
-        self._by_shape = by_shape
+        self._by_shape: dict[int, tuple[int, int]] = {}  # `_sized`
         #: Value id (dense: the values' list order) -> bytes and color (thread-local values:
         #: none). Lists, not dicts: a GPU dump has tens of thousands of values.
         self.size: list[int] = []
         self.color: list[int] = []
-        size, color = self.size, self.color
+        size, color, sized = self.size, self.color, self._sized
         for v in df.values:
-            shape = v.shape
-            hit = by_shape.get(id(shape))
-            if hit is None:
-                hit = by_shape[id(shape)] = (value_size(shape, backend), value_color(shape))
+            hit = sized(v.shape)
             size.append(hit[0])
             color.append(hit[1])
         self.buffer_size = [
@@ -153,6 +147,18 @@ class BufferAssigner:
         self._context_allocations: list[int] = []
         self._at: dict[str, list[int]] | None = None
         self._run()
+
+    def _sized(self, shape: Shape) -> tuple[int, int]:
+        """(value_size, value_color) of a shape, once per distinct shape object (the parser
+        shares one per distinct shape text; the values keep each alive, so an id is not reused
+        meanwhile)."""
+        hit = self._by_shape.get(id(shape))
+        if hit is None:
+            hit = self._by_shape[id(shape)] = (
+                value_size(shape, self.backend),
+                value_color(shape),
+            )
+        return hit
 
     # -- allocations -----------------------------------------------------------------------------
     def _new(self, buffer: list[HloValue], kind: str, size: int) -> Allocation:
@@ -247,11 +253,9 @@ class BufferAssigner:
         # live range). They come after the heap's allocations in the list (as the corpus's
         # assignments show), and their count shapes where std::partition moves the temp
         # allocations.
-        allocations, by_shape, backend = self.allocations, self._by_shape, self.backend
+        allocations = self.allocations
         for opcode, shape in df.thread_local_values:
-            hit = by_shape.get(id(shape))
-            if hit is None:
-                hit = by_shape[id(shape)] = (value_size(shape, backend), value_color(shape))
+            hit = self._sized(shape)
             kind = "constant" if opcode == "constant" else "thread_local"
             allocations.append(
                 Allocation(

@@ -146,7 +146,7 @@ class _One(Mapping[Index, tuple[HloValue, ...]]):
         return 1
 
     def items(self) -> Any:
-        return (((self._index, (self._value,))),)
+        return ((self._index, (self._value,)),)
 
     def values(self) -> Any:
         return ((self._value,),)
@@ -248,7 +248,7 @@ class DataflowAnalysis:
             return hit[1]
 
         kinds = self.kinds
-        for c in self.module.computations_in([n for n, k in kinds.items() if k == "thread_local"]):
+        for c in self.module.computations_in({n for n, k in kinds.items() if k == "thread_local"}):
             for i in c.instructions:
                 thread_local.extend([(i.opcode, s) for _, s in defined(i, True)])
         for c in self.global_computations:
@@ -283,7 +283,7 @@ class DataflowAnalysis:
 
     def _operand_set(self, c: Computation, i: Instruction, k: int) -> ValueSet:
         op = i.operands[k]
-        vs = self.sets.get(c.name, _NO_SETS).get(op.name, {})
+        vs = self.value_set(c, op.name)
         if op.index is not None:  # `%x#1`: element 1 of the tuple x
             return self._element(vs, op.index)
         return vs
@@ -314,7 +314,6 @@ class DataflowAnalysis:
     def _steps(self, c: Computation, params: list[ValueSet] | None) -> _Steps:
         """`_evaluate`'s body for one computation, yielding where it needs a callee's root."""
         sets = self.sets.setdefault(c.name, {})
-        prefix = (c.name,)
         for i in c.instructions:
             key = i.name
             op = i.opcode
@@ -322,7 +321,7 @@ class DataflowAnalysis:
                 n = i.parameter_number or 0
                 sets[key] = dict(params[n]) if n < len(params) else {}
                 continue
-            defined = self._defined_at.get((*prefix, key))
+            defined = self._defined_at.get((c.name, key))
             if op not in _STEP_OPCODES:  # most instructions: their own values and no others
                 if defined is None:
                     sets[key] = {}
@@ -346,8 +345,7 @@ class DataflowAnalysis:
                 start = c.get(i.operands[0].name)
                 callee = self._callee(start, 0) if start is not None else None
                 if callee is not None and callee.root is not None:
-                    root_set = self.sets.get(callee.name, _NO_SETS).get(callee.root.name, {})
-                    for idx, v in root_set.items():
+                    for idx, v in self.value_set(callee, callee.root.name).items():
                         out[(1, *idx)] = v
             elif op in _FORWARD_OPERAND_0 and i.operands:
                 # not written to: `own` below is merged into a copy

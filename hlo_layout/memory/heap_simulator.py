@@ -519,26 +519,29 @@ class _Packer:
         return self._flat_cache
 
     def _order(self, sort: str) -> array:
-        """The leaders' packing order (numbers into `self.groups`), by _pack_python's keys (the
-        value id makes each key unique)."""
+        """The leaders' packing order (numbers into `self.groups`), by `_pack_python`'s key."""
         hit = self._orders.get(sort)
         if hit is None:
-            gptr, gmem, starts, ends, sizes, _aptr, _aids = self._flat()
-            position = self.position
-            rows = []
-            for j, k in enumerate(self.groups):
-                lead = position[k]
-                own_start, own_size = starts[lead], sizes[lead]
-                if sort == "spatial":
-                    rows.append((-own_size, own_start - ends[lead], k, j))
-                elif sort == "temporal":
-                    group_end = max(ends[gmem[m]] for m in range(gptr[j], gptr[j + 1]))
-                    rows.append((own_start - group_end, -own_size, k, j))
-                else:
-                    rows.append((own_start, -own_size, k, j))
-            rows.sort()
-            hit = self._orders[sort] = array("q", [row[3] for row in rows])
+            key = self._key(sort)
+            leaders = [self.intervals[k] for k in self.groups]
+            ranked = sorted(range(len(leaders)), key=lambda j: key(leaders[j]))
+            hit = self._orders[sort] = array("q", ranked)
         return hit
+
+    def _key(self, order: str) -> Callable[[Interval], tuple[int, int, int]]:
+        """GlobalDecreasingSizeBestFitHeap's sort key of a leader in `order` (one of ORDERS);
+        the value id last makes each key unique."""
+        groups = self.groups
+
+        def key(iv: Interval) -> tuple[int, int, int]:
+            if order == "temporal":
+                end = max(g.end for g in groups[iv.key])
+                return (iv.start - end, -iv.size, iv.key)
+            if order == "start":
+                return (iv.start, -iv.size, iv.key)
+            return (-iv.size, iv.start - iv.end, iv.key)
+
+        return key
 
     def _pack_compiled(self, heap_module: ModuleType, alignment: int, sort: str) -> HeapResult:
         heap, out = self._run_compiled(heap_module, alignment, sort)
@@ -575,15 +578,7 @@ class _Packer:
     def _pack_python(self, alignment: int, order: str) -> HeapResult:
         """The reference packing loop (the compiled one must give the same HeapResult)."""
         groups = self.groups
-
-        def key(iv: Interval) -> tuple[int, int, int]:
-            if order == "temporal":
-                end = max(g.end for g in groups[iv.key])
-                return (iv.start - end, -iv.size, iv.key)
-            if order == "start":
-                return (iv.start, -iv.size, iv.key)
-            return (-iv.size, iv.start - iv.end, iv.key)
-
+        key = self._key(order)
         n = len(self.starts)
         end_list = [-1] * n
         chunk_list = [(0, 0)] * n

@@ -252,9 +252,9 @@ class InstructionText:
         if inferred:
             put(_INFERRED)
         if number is not None:
-            put(_KEY + '"parameter_number": ' + int.__repr__(number))
+            put(_PARAMETER_NUMBER + int.__repr__(number))
         if literal is not None:
-            put(_KEY + '"literal": ' + _encode_str(literal))
+            put(_LITERAL + _encode_str(literal))
         # A tail naming no called computation is not handed to the callee reader, whose memo
         # would keep every tail alive (streaming drops them) for an answer known to be ().
         lazy = attributes if type(attributes) is LazyAttributes else None
@@ -266,7 +266,7 @@ class InstructionText:
         if called:
             if self.calls is not None:
                 self.calls.extend([(c, opcode) for c in called])
-            put(_KEY + '"called_computations": ' + _OPEN_LIST)
+            put(_CALLED_OPEN)
             put(_ITEM_SEP.join([_encode_str(c) for c in called]))
             put(_CLOSE_LIST)
         if attributes:
@@ -310,6 +310,9 @@ _ATTRIBUTES_OPEN = _KEY + '"attributes": {'
 _CLOSE_OBJECT_END = "\n" + _INDENT + "}" + _END
 _NO_ATTRIBUTES_END = _KEY + '"attributes": {}' + _END
 _INFERRED = _KEY + '"shape_inferred": true'
+_PARAMETER_NUMBER = _KEY + '"parameter_number": '
+_LITERAL = _KEY + '"literal": '
+_CALLED_OPEN = _KEY + '"called_computations": ' + _OPEN_LIST
 #: The constant pieces the compiled writer puts (`accel/jsonattrs.c`, its F_* order).
 _FRAGMENTS = (
     _C_SEPARATOR,
@@ -318,9 +321,9 @@ _FRAGMENTS = (
     _ITEM_SEP,
     _CLOSE_LIST,
     _INFERRED,
-    _KEY + '"parameter_number": ',
-    _KEY + '"literal": ',
-    _KEY + '"called_computations": ' + _OPEN_LIST,
+    _PARAMETER_NUMBER,
+    _LITERAL,
+    _CALLED_OPEN,
     _ATTRIBUTES_OPEN,
     _ITEM,
     _CLOSE_OBJECT_END,

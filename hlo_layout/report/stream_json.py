@@ -24,7 +24,6 @@ Memory: the largest computation's tree while reading; then the module's reachabl
 from __future__ import annotations
 
 import codecs
-import gc
 import os
 import tempfile
 from array import array
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TextIO
 
+from hlo_layout import collector
 from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.module_memory import ShapeFacts, memory_report
 from hlo_layout.layout.skeleton import BackendVote, SkeletonSpool
@@ -160,13 +160,8 @@ def stream_inspect_json(
     # The cyclic collector is paused throughout: the trees, skeletons and analysis made here
     # hold no cycles and are freed by reference counting, while its passes (one after each
     # batch's parse, and over the analysis' objects) cost 5-8 % of the run.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector.paused():
         _stream(path, out, assignment, assignment_for_all, top, stage or _silent, report)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _stream(
@@ -253,7 +248,8 @@ class _Sink:
 
 
 def _fragment_bytes(spool: IO[bytes], start: int, length: int, kind: str) -> Iterator[bytes]:
-    """`_fragment` as UTF-8 bytes, as they sit in the spool."""
+    """A computation's JSON from the spool, as the UTF-8 bytes there, in blocks, its kind
+    filled in."""
     spool.seek(start)
     first = True
     left = length
@@ -267,20 +263,11 @@ def _fragment_bytes(spool: IO[bytes], start: int, length: int, kind: str) -> Ite
 
 
 def _fragment(spool: IO[bytes], start: int, length: int, kind: str) -> Iterator[str]:
-    """A computation's text from the spool, its kind filled in, in blocks of UTF-8 decoded
-    incrementally (a block boundary may split a character)."""
-    spool.seek(start)
+    """`_fragment_bytes` decoded incrementally (a block boundary may split a character)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
-    first = True
-    left = length
-    while left > 0:
-        block = spool.read(min(_BLOCK, left))
-        left -= len(block)
-        text = decoder.decode(block, final=left <= 0)
-        if first:  # the kind is the second key, always in the first block
-            text = text.replace(_KIND_JSON, f'"{kind}"', 1)
-            first = False
-        yield text
+    for block in _fragment_bytes(spool, start, length, kind):
+        yield decoder.decode(block)
+    yield decoder.decode(b"", final=True)
 
 
 __all__ = ["STREAM_THRESHOLD", "StreamFallback", "stream_inspect_json"]

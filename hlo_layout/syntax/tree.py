@@ -12,7 +12,7 @@ into a synthesized instruction named `x_1`, which has no line in the text and so
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, overload
 
@@ -334,11 +334,11 @@ class Module:
         roots are all the in-place rules read of most fusion bodies."""
         return None
 
-    def computations_in(self, names: Collection[str]) -> Iterator[Computation]:
-        """The computations named in `names`, in module order (a streamed skeleton module,
-        `layout/skeleton.SpooledModule`, reads back those it does not hold)."""
-        wanted = names if isinstance(names, (set, frozenset, dict)) else set(names)
-        return (c for c in self.computations if c.name in wanted)
+    def computations_in(self, names: Container[str]) -> Iterator[Computation]:
+        """The computations named in `names` (a set: asked per computation), in module order (a
+        streamed skeleton module, `layout/skeleton.SpooledModule`, reads back those it does not
+        hold)."""
+        return (c for c in self.computations if c.name in names)
 
     @property
     def entry(self) -> Computation | None:

@@ -159,11 +159,10 @@ TPU_PROGRAMS = [
         json.loads((folder / "memory_analysis.json").read_text())["memory_analysis"].items()
     )
 ]
+TPU_IDS = [f"{_tpu_folder(f)}-{n}" for f, n, _ in TPU_PROGRAMS]
 
 
-@pytest.mark.parametrize(
-    "folder,name,figures", TPU_PROGRAMS, ids=[f"{_tpu_folder(f)}-{n}" for f, n, _ in TPU_PROGRAMS]
-)
+@pytest.mark.parametrize("folder,name,figures", TPU_PROGRAMS, ids=TPU_IDS)
 def test_tpu_peak(folder: Path, name: str, figures: dict) -> None:
     ma = analyze(folder / name / f"{name}.after_optimizations.txt")
     want = figures["peak_memory_in_bytes"]
@@ -200,7 +199,7 @@ def test_tpu_vmem_from_compiler_file(folder: str) -> None:
 @pytest.mark.parametrize(
     "folder,name",
     [(f, n) for f, n, _ in TPU_PROGRAMS],
-    ids=[f"{_tpu_folder(f)}-{n}" for f, n, _ in TPU_PROGRAMS],
+    ids=TPU_IDS,
 )
 def test_tpu_temps_equal_the_compilers(folder: Path, name: str) -> None:
     """Every memory space we do not label an estimate has the compiler's temp allocation size,

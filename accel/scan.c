@@ -471,6 +471,23 @@ static PyObject *make_operand(Ctx *c, PyObject *line, Py_ssize_t a, Py_ssize_t b
     return new_tuple(c->operand, items, 3);
 }
 
+/* The Operand memoized under `key`: a new reference; NULL with no error set when there is none
+ * yet, NULL with the error on failure. */
+static PyObject *known_operand(Ctx *c, PyObject *key) {
+    PyObject *op = PyDict_GetItemWithError(c->operands, key);
+    if (op != NULL)
+        Py_INCREF(op);
+    return op;
+}
+
+/* Memoizes `op` (a new reference, or NULL: its making failed) under `key`: `op`, or NULL with
+ * the error. */
+static PyObject *remember_operand(Ctx *c, PyObject *key, PyObject *op) {
+    if (op != NULL && PyDict_SetItem(c->operands, key, op) < 0)
+        Py_CLEAR(op);
+    return op;
+}
+
 /* int(line[a:b]) (digits), new reference or NULL with the error (int's digit limit). */
 static PyObject *integer(PyObject *line, Py_ssize_t a, Py_ssize_t b) {
     PyObject *digits = PyUnicode_Substring(line, a, b);
@@ -513,32 +530,21 @@ static PyObject *operand_tuple(Ctx *c, PyObject *line, const Text *t, Py_ssize_t
                                : PyUnicode_Substring(line, n0, n1);
         if (key == NULL)
             goto fail;
-        PyObject *op = PyDict_GetItemWithError(c->operands, key);
-        if (op != NULL) {
-            Py_INCREF(op);
-        } else if (PyErr_Occurred()) {
-            Py_DECREF(key);
-            goto fail;
-        } else {
+        PyObject *op = known_operand(c, key);
+        if (op == NULL && !PyErr_Occurred()) {
             PyObject *index = NULL;
             if (at(t, n1) == '#') {
                 Py_ssize_t d = n1 + 1;
                 while (is_digit(at(t, d)))
                     d++;
                 index = integer(line, n1 + 1, d);
-                if (index == NULL) {
-                    Py_DECREF(key);
-                    goto fail;
-                }
             }
-            op = make_operand(c, line, n0, n1, index, NULL);
-            if (op == NULL || PyDict_SetItem(c->operands, key, op) < 0) {
-                Py_XDECREF(op);
-                Py_DECREF(key);
-                goto fail;
-            }
+            if (!PyErr_Occurred()) /* int's digit limit */
+                op = remember_operand(c, key, make_operand(c, line, n0, n1, index, NULL));
         }
         Py_DECREF(key);
+        if (op == NULL)
+            goto fail;
         PyTuple_SET_ITEM(out, k, op);
         p = piece_end + 1;
     }
@@ -587,13 +593,8 @@ static PyObject *shaped_tuple(Ctx *c, PyObject *line, const Text *t, Py_ssize_t 
         PyObject *key = PyUnicode_Substring(line, o.s0, o.end);
         if (key == NULL)
             goto fail;
-        PyObject *op = PyDict_GetItemWithError(c->operands, key);
-        if (op != NULL) {
-            Py_INCREF(op);
-        } else if (PyErr_Occurred()) {
-            Py_DECREF(key);
-            goto fail;
-        } else {
+        PyObject *op = known_operand(c, key);
+        if (op == NULL && !PyErr_Occurred()) {
             PyObject *shape = NULL, *index = NULL, *shape_text = PyUnicode_Substring(line, o.s0, o.s1);
             if (shape_text != NULL)
                 shape = memo(c->shapes, c->shape_fn, shape_text);
@@ -603,14 +604,12 @@ static PyObject *shaped_tuple(Ctx *c, PyObject *line, const Text *t, Py_ssize_t 
                 if (index == NULL)
                     Py_CLEAR(shape);
             }
-            op = shape != NULL ? make_operand(c, line, o.n0, o.n1, index, shape) : NULL;
-            if (op == NULL || PyDict_SetItem(c->operands, key, op) < 0) {
-                Py_XDECREF(op);
-                Py_DECREF(key);
-                goto fail;
-            }
+            if (shape != NULL)
+                op = remember_operand(c, key, make_operand(c, line, o.n0, o.n1, index, shape));
         }
         Py_DECREF(key);
+        if (op == NULL)
+            goto fail;
         PyTuple_SET_ITEM(out, k, op);
     }
     return out;

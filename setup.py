@@ -14,7 +14,7 @@ from setuptools import Extension, find_packages, setup
 ACCELERATORS: list[tuple[str, list[str]]] = [
     ("_hlo_layout_scan", ["accel/scan.c"]),  # syntax/scan.py, the line loop
     ("_hlo_layout_heap", ["accel/heap.c"]),  # memory/heap_simulator.py _Packer
-    ("_hlo_layout_json", ["accel/jsonattrs.c"]),  # report/model.py InstructionText's attributes
+    ("_hlo_layout_json", ["accel/jsonattrs.c"]),  # report/model.py computation_pieces, add
 ]
 
 setup(

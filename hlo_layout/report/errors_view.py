@@ -8,6 +8,10 @@ from rich.text import Text
 from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError
 
 REPORT_URL = "https://github.com/hlo-layout/hlo-layout/issues"
+#: Columns of the offending line shown: all of a line up to this long when piped (the window of
+#: `HloSyntaxError.context`), at least this many on the narrowest terminal.
+_PIPED_WINDOW = 160
+_MIN_WINDOW = 20
 
 
 def render_error(console: Console, error: HloLayoutError) -> None:
@@ -23,7 +27,10 @@ def render_error(console: Console, error: HloLayoutError) -> None:
         head.append("error: ", style="hlo.error")
         head.append(message)
         console.print(head)
-        context = where.context()
+        # On a terminal the line is windowed to its width (an indent and a `…` beside it), so
+        # the terminal does not wrap it and leave the caret under another character.
+        width = console.width - 3 if console.is_terminal else _PIPED_WINDOW
+        context = where.context(max_width=max(_MIN_WINDOW, min(_PIPED_WINDOW, width)))
         if context:
             line, caret = context.split("\n")
             console.print(Text("  " + line))

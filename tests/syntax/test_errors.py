@@ -114,3 +114,40 @@ def test_truncation_at_every_line_is_clean() -> None:
         cut = cut[: len(cut) - 7] if len(cut) > 7 else cut
         with contextlib.suppress(HloLayoutError):
             parse(cut, "cut.hlo")
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 200])
+def test_error_line_fits_a_terminal_with_the_caret_under_the_column(width: int) -> None:
+    """On a terminal, the offending line is windowed to the terminal's width (the terminal
+    would otherwise wrap it and leave the caret under another character); piped, it is the
+    whole line up to the usual window."""
+    import io
+
+    from rich.console import Console
+
+    from hlo_layout.report.errors_view import render_error
+
+    name = "p_" + "x" * 90
+    text = f"HloModule m\nENTRY e {{\n  ROOT {name} = f32[4]{{0}} parameter(0), bad==1\n}}\n"
+    with pytest.raises(HloSyntaxError) as info:
+        parse(text)
+    error = info.value
+    for terminal in (True, False):
+        out = io.StringIO()
+        console = Console(  # as cli.common.stderr_console makes it: long lines kept whole
+            file=out, width=width, force_terminal=terminal, color_system=None, soft_wrap=True
+        )
+        render_error(console, error)
+        lines = out.getvalue().splitlines()
+        assert lines[0].startswith(f"<string>:{error.line}:{error.column}: error:")
+        line, caret = lines[-2:]  # the message before them may wrap
+        if terminal:
+            assert len(line) <= width
+        else:
+            assert line.strip() == text.splitlines()[error.line - 1].strip()
+        at = caret.index("^")
+        source_line = text.splitlines()[error.line - 1]
+        shown = line[2:].removeprefix("…")
+        offset = len(line) - len(shown)  # the indent and the `…` of a windowed line
+        start = source_line.index(shown)
+        assert source_line[start + at - offset] == source_line[error.column - 1]

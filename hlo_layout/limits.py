@@ -42,6 +42,12 @@ MAX_LISTED_DEVICES = 1 << 16
 MAX_JSON_DEVICE_IDS = 1 << 20
 #: Elements that `layout --grid` draws and CuTe/Axe views enumerate.
 MAX_GRID_ELEMENTS = 1 << 16
+#: Instructions the memory analysis may evaluate beyond twice the module's: it evaluates a
+#: callee at each of its call sites, as XLA analyses a call graph flattened by FlattenCallGraph
+#: (one copy of a computation per call site), and a dump XLA compiled is flattened already. A
+#: call tree whose computations are called from several sites flattens to exponentially many
+#: (a 2.6 KB binary tree of depth 22: 12 million), so it is refused past this.
+MAX_FLATTENED_INSTRUCTIONS = 2_000_000
 
 
 class LimitExceeded(HloSemanticError):

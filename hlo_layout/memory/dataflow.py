@@ -15,8 +15,10 @@ from collections.abc import Container, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from hlo_layout import limits
 from hlo_layout.memory.nesting import run_nested
 from hlo_layout.syntax.index import calls as call_edges
+from hlo_layout.syntax.index import cycle_error, instructions_calling, walk_calls
 from hlo_layout.syntax.opcodes import SEQUENTIAL_CALLERS
 from hlo_layout.syntax.shape import BufferShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
@@ -219,11 +221,52 @@ class DataflowAnalysis:
         self._split: dict[int, tuple[ValueSet, dict[int, _Building]]] = {}
         #: Per while: (init, body parameter, condition parameter, body root, result) sets.
         self.while_sets: list[tuple[ValueSet, ValueSet, ValueSet, ValueSet, ValueSet]] = []
+        #: `_through`'s answers by (body, shape), and how many loops' pass 1 are under way.
+        self._through_memo: dict[tuple[str, int], tuple[Shape, frozenset[Index]]] = {}
+        self._trials = 0
+        self._check_flattened_size()
         self._define_values()
         self._evaluate(entry, None)
         self._positions_and_uses()
         self._split.clear()
         self._defined_at.clear()  # read while evaluating only
+
+    def _check_flattened_size(self) -> None:
+        """Refuse, at the call where it happens, a call graph that flattens to more than
+        MAX_FLATTENED_INSTRUCTIONS beyond twice the module's global instructions: `_steps`
+        evaluates a callee at every call site, so its work is the flattened size (and at most
+        as much again for loops' pass 1, `_through`). Walks the global call graph once
+        (`index.walk_calls`), which also refuses a cycle in a module that was not verified."""
+        computations = {c.name: c for c in self.global_computations}
+        edges = {
+            name: [(i, names) for i in instructions_calling(c) if (names := evaluated_callees(i))]
+            for name, c in computations.items()
+        }
+        found = walk_calls([self.entry.name], edges, computations)
+        if not isinstance(found, list):
+            raise cycle_error(*found)
+        own = sum(len(c.instructions) for c in computations.values())
+        limit = limits.MAX_FLATTENED_INSTRUCTIONS + 2 * own
+        size: dict[str, int] = {}
+        for name in found:
+            total = len(computations[name].instructions)
+            for _, names in edges[name]:
+                total += sum(size[n] for n in names if n in size)
+            size[name] = min(total, limit + 1)  # saturated: a deep tree's sizes stay small ints
+            if total > limit:
+                site, callee = max(
+                    ((i, n) for i, names in edges[name] for n in names if n in size),
+                    key=lambda pair: size[pair[1]],
+                )
+                sites = sum(n == callee for calls in edges.values() for _, ns in calls for n in ns)
+                raise limits.LimitExceeded(
+                    f"the call graph flattens to more than {limit:,} instructions "
+                    f"(MAX_FLATTENED_INSTRUCTIONS): '{callee}', {size[callee]:,} instructions "
+                    f"once flattened, is called here and from {sites - 1} other call site(s); "
+                    "the memory analysis evaluates a callee at each call site, as XLA analyses "
+                    "a call graph flattened by FlattenCallGraph",
+                    site.span,
+                )
 
     def _define_values(self) -> None:
         values, defined_at, entry = self.values, self._defined_at, self.entry
@@ -446,17 +489,17 @@ class DataflowAnalysis:
         if cond is not None:
             self.callee_of[cond.name] = (c, i)
         param = body.parameter_instructions[0] if body.parameter_instructions else None
-        mark, while_mark = len(self.values), len(self.while_sets)
-        # Pass 1: every element a phi, to see which elements the body passes through unchanged.
-        # Its phis are dropped afterwards, and so are the sets of the loops nested in the body
-        # that it recorded (they hold those phis; pass 2 records them again).
-        trial: _Building = {}
-        for index, s in subshapes(i.shape):
-            trial[index] = (self._new_phi(body, param or i, index, s),)
-        root1 = yield body, [trial]
-        through = {idx for idx, vs in trial.items() if root1.get(idx) == vs}
-        del self.values[mark:]
-        del self.while_sets[while_mark:]
+        through = yield from self._through(body, param or i, i.shape)
+        if self._trials:
+            # Inside another loop's pass 1 only this loop's result matters, and it follows from
+            # `through` alone: the body is evaluated by that loop's pass 2 (NOTE: [one pass]).
+            carried: _Building = {}
+            for index, s in subshapes(i.shape):
+                if index in through and len(init.get(index, ())) == 1:
+                    carried[index] = init[index]
+                else:
+                    carried[index] = (self._new_phi(c, i, index, s),)
+            return carried
         # Pass 2 (PhiGraph::Optimize): passed-through elements keep the init value.
         body_param: _Building = {}
         cond_param: _Building = {}
@@ -481,6 +524,38 @@ class DataflowAnalysis:
             result[index] = (self._new_phi(c, i, index, s),)
         self.while_sets.append((init, body_param, cond_param, root, result))
         return result
+
+    def _through(
+        self, body: Computation, param: Instruction, shape: Shape
+    ) -> Generator[tuple[Computation, list[ValueSet]], ValueSet, frozenset[Index]]:
+        """The elements of a loop state of `shape` that `body` passes through unchanged: pass 1,
+        with every element a phi of its own. Its phis are dropped afterwards, and so are the
+        sets of the loops nested in the body that it recorded (pass 2 records them again).
+
+        NOTE: [one pass] The answer depends only on the body and the shape (each element enters
+        as a distinct phi), so it is computed once per (body, shape); and within pass 1 a nested
+        loop's result needs only its own `through`, so its body is not evaluated there. Evaluating
+        pass 1 in full at every loop cost two evaluations of a body per level of nesting, 2^n
+        for n nested loops; this way each body is evaluated once by pass 1 and once per
+        evaluation of its loop, with the same values, sets and ids (pass 1 leaves none)."""
+        key = (body.name, id(shape))
+        hit = self._through_memo.get(key)
+        if hit is not None and hit[0] is shape:
+            return hit[1]
+        mark, while_mark = len(self.values), len(self.while_sets)
+        trial: _Building = {}
+        for index, s in subshapes(shape):
+            trial[index] = (self._new_phi(body, param, index, s),)
+        self._trials += 1
+        try:
+            root1 = yield body, [trial]
+        finally:
+            self._trials -= 1
+        through = frozenset(idx for idx, vs in trial.items() if root1.get(idx) == vs)
+        del self.values[mark:]
+        del self.while_sets[while_mark:]
+        self._through_memo[key] = (shape, through)
+        return through
 
     # -- positions and uses --------------------------------------------------------------------
     def _positions_and_uses(self) -> None:
@@ -610,6 +685,25 @@ def may_use(user: Instruction, operand_index: Index) -> bool:
     if op in ("get-tuple-element", "copy"):
         return operand_index == ()
     return op not in ("tuple", "domain")
+
+
+def evaluated_callees(i: Instruction) -> tuple[str, ...]:
+    """The computations `_steps` evaluates for `i` at its call site (in the order it does):
+    a call's or async-start's computation, every branch of a conditional, a while's body and
+    condition; none for the others (fusion bodies and thread-local computations hold no
+    values that flow)."""
+    op = i.opcode
+    if op in ("call", "async-start"):
+        return i.called_computations[:1]
+    if op == "conditional":
+        return i.called_computations
+    if op == "while":
+        names = {a.key: a.raw.removeprefix("%") for a in i.attributes if a.key in _LOOP_KEYS}
+        return tuple(names[k] for k in _LOOP_KEYS if k in names)
+    return ()
+
+
+_LOOP_KEYS = ("body", "condition")
 
 
 def _tuple_index(i: Instruction) -> int:

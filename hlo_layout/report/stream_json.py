@@ -88,6 +88,8 @@ class _Module:
         memory report of the skeleton, by the in-memory path's own `memory_report`."""
         if self.name is not None and self.verifier.unknown_callees():
             raise StreamFallback
+        if self.verifier.has_cycle():
+            raise StreamFallback
         if self.entry is None and self.fragments:
             raise StreamFallback  # the in-memory path takes the last computation as the entry
         self.verifier = ModuleVerifier()  # drop the names: nothing more to check
@@ -132,7 +134,7 @@ def _add(
             # needs): a dump's thousands of callees then cost a dict entry each.
             new = old | {opcode} if old is not None else frozenset((opcode,))
             callers[callee] = _SHARED.setdefault(new, new)
-    verifier.add_callees([callee for callee, _ in calls])
+    verifier.add_callees(c.name, [callee for callee, _ in calls])
     m.backend.add(c)
     skeletons.add(c, calls, pairs)
     forget_tails()

@@ -9,9 +9,10 @@ compared fields), so each is computed once per tree.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from hlo_layout.errors import HloSemanticError, Span
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION
 
 if TYPE_CHECKING:
@@ -236,44 +237,128 @@ def post_order(computation: Computation) -> list[Instruction]:
     return order
 
 
+class CallCycleError(HloSemanticError):
+    """A computation that calls itself, directly or through others. XLA's call graph is acyclic
+    (its parser only names computations already defined, and CallGraph assumes a DAG); every
+    walk below would otherwise loop. Located at the call that closes the cycle."""
+
+    def __init__(self, message: str, span: Span | None, cycle: tuple[str, ...]) -> None:
+        super().__init__(message, span)
+        #: The computations of the cycle, from the callee to the caller that closes it.
+        self.cycle = cycle
+
+
+Site = TypeVar("Site")
+
+
+def walk_calls(
+    starts: Iterable[str],
+    edges: Mapping[str, Sequence[tuple[Site, Sequence[str]]]],
+    known: Container[str],
+) -> list[str] | tuple[Site, str, tuple[str, ...]]:
+    """The call-graph walk every analysis shares: the computations reachable from `starts` (in
+    that order), each after the computations it calls and each once (XLA's
+    HloModule::MakeComputationPostOrder). `edges` gives each computation's calls as (site,
+    callee names); callees not `known` are skipped. Linear in the edges, without recursion.
+
+    A cycle is returned instead, as (site, callee, cycle): the call closing it (the first found
+    depth first) and the computations from the callee back to its caller."""
+    order: list[str] = []
+    state: dict[str, int] = {}  # 1 on the path being walked, 2 done
+    for start in starts:
+        if start in state or start not in known:
+            continue
+        state[start] = 1
+        path = [start]
+        stack = [_calls_of(edges, start)]
+        while stack:
+            found = next(stack[-1], None)
+            if found is None:
+                stack.pop()
+                done = path.pop()
+                state[done] = 2
+                order.append(done)
+                continue
+            site, callee = found
+            seen = state.get(callee)
+            if seen == 1:
+                return site, callee, tuple(path[path.index(callee) :])
+            if seen is None and callee in known:
+                state[callee] = 1
+                path.append(callee)
+                stack.append(_calls_of(edges, callee))
+    return order
+
+
+def _calls_of(
+    edges: Mapping[str, Sequence[tuple[Site, Sequence[str]]]], name: str
+) -> Iterator[tuple[Site, str]]:
+    return ((site, callee) for site, names in edges.get(name, ()) for callee in names)
+
+
+def call_cycle(module: Module) -> CallCycleError | None:
+    """The error for `module`'s call graph when it has a cycle (None when it has none); the walk
+    starts at the entry, then takes the other computations in text order."""
+    found = _walk(module)
+    return found if isinstance(found, CallCycleError) else None
+
+
 def computation_post_order(module: Module) -> list[Computation]:
-    """Every computation after the computations it calls (XLA's
-    HloModule::MakeComputationPostOrder); unknown callees are skipped. Cached."""
+    """Every computation after the computations it calls, each once (XLA's
+    HloModule::MakeComputationPostOrder; `walk_calls`), the entry's callees first; unknown
+    callees are skipped. Raises CallCycleError on a call cycle. Cached.
+
+    The one walk over the call graph: an analysis that needs each callee before its callers (or
+    the reverse, walking the list backwards) takes this order and `calls(module)` for the call
+    sites, rather than expanding callees at every call site (exponential in a call tree)."""
+    found = _walk(module)
+    if isinstance(found, CallCycleError):
+        raise found
+    return found
+
+
+def _walk(module: Module) -> list[Computation] | CallCycleError:
     cache = module._cache
     cached = cache.get("computation_post_order")
-    if cached is not None:
-        return cached  # type: ignore[return-value]
-    by_name = {c.name: c for c in module.computations}
-    order: list[Computation] = []
-    done: set[str] = set()
-    for start in module.computations:
-        if start.name in done:
-            continue
-        done.add(start.name)
-        stack = [(start, iter([name for name, _ in callees(start)]))]
-        while stack:
-            node, it = stack[-1]
-            name = next(it, None)
-            if name is None:
-                stack.pop()
-                order.append(node)
-            elif name not in done and name in by_name:
-                done.add(name)
-                callee = by_name[name]
-                stack.append((callee, iter([n for n, _ in callees(callee)])))
-    cache["computation_post_order"] = order
-    return order
+    if cached is None:
+        by_name = {c.name: c for c in module.computations}
+        entry = module.entry
+        starts = [entry.name] if entry is not None else []
+        starts += by_name
+        found = walk_calls(starts, calls(module), by_name)
+        cached = (
+            [by_name[name] for name in found] if isinstance(found, list) else cycle_error(*found)
+        )
+        cache["computation_post_order"] = cached
+    return cached  # type: ignore[return-value]
+
+
+def cycle_error(site: Instruction, callee: str, cycle: tuple[str, ...]) -> CallCycleError:
+    """The error for a cycle `walk_calls` found (its sites being instructions)."""
+    ring = " -> ".join([*cycle, callee])
+    caller = cycle[-1]
+    how = "itself" if caller == callee else f"'{callee}', which calls back into it"
+    return CallCycleError(
+        f"'{site.name}' in computation '{caller}' calls {how} (call cycle {ring}); "
+        "XLA's call graph has no cycles",
+        site.span,
+        cycle,
+    )
 
 
 __all__ = [
     "CALLS_RE",
+    "CallCycleError",
+    "call_cycle",
     "callees",
     "callers",
     "computation_kind",
     "computation_post_order",
+    "cycle_error",
     "instructions_calling",
     "kind",
     "post_order",
     "tail_callees",
     "users",
+    "walk_calls",
 ]

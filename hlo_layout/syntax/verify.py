@@ -2,8 +2,10 @@
 
 Mirrors the checks XLA's parser makes once a computation is read (hlo_parser.cc: an operand must
 name an instruction of the same computation, names are unique within a computation, a called
-computation must exist). Construction never judges; `verify` does, so a malformed dump can still
-be parsed and reported on (torch.fx's `Graph.lint` split).
+computation must exist) and that its call graph has no cycle (the parser only names computations
+already defined; `index.walk_calls` finds the call closing a cycle). Construction never judges;
+`verify` does, so a malformed dump can still be parsed and reported on (torch.fx's `Graph.lint`
+split).
 
 NOTE: [duplicate names] XLA uniquifies names module-wide when it reads a dump
 (`constant.28871` seen twice becomes `constant.0` for the second), so a name repeated in two
@@ -12,10 +14,11 @@ computations is legal text. Only a repeat within one computation is an error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hlo_layout.errors import HloSemanticError, Span
+from hlo_layout.syntax.index import call_cycle, walk_calls
 from hlo_layout.syntax.tree import Computation, Module
 
 
@@ -84,13 +87,15 @@ class ModuleVerifier:
     used twice) and ParseInstruction (an operand or a called computation that does not exist).
     """
 
-    __slots__ = ("_callees", "_entry_seen", "names", "problems")
+    __slots__ = ("_callees", "_edges", "_entry_seen", "names", "problems")
 
     def __init__(self) -> None:
         self.problems: list[Problem] = []
         self.names: set[str] = set()
         self._entry_seen = False
         self._callees: set[str] = set()
+        #: Each computation's callees (names only), for `has_cycle`.
+        self._edges: dict[str, list[tuple[None, Sequence[str]]]] = {}
 
     def add(self, computation: Computation) -> None:
         """Check `computation` on its own and against the computations added before it."""
@@ -112,12 +117,19 @@ class ModuleVerifier:
             self._entry_seen = True
         self.problems.extend(computation_problems(computation))
 
-    def add_callees(self, names: Iterable[str]) -> None:
-        """Computation names called from the computations added (checked by `unknown_callees`)."""
+    def add_callees(self, caller: str, names: Sequence[str]) -> None:
+        """The computation names `caller` (a computation added) calls, checked by
+        `unknown_callees` and `has_cycle`."""
         self._callees.update(names)
+        if names:
+            self._edges.setdefault(caller, []).append((None, names))
 
     def unknown_callees(self) -> set[str]:
         return self._callees - self.names
+
+    def has_cycle(self) -> bool:
+        """Whether the calls added close a cycle (`verify` says where)."""
+        return not isinstance(walk_calls(self._edges, self._edges, self.names), list)
 
 
 def verify(module: Module) -> tuple[Problem, ...]:
@@ -141,6 +153,10 @@ def verify(module: Module) -> tuple[Problem, ...]:
                             instruction.span,
                         )
                     )
+    cycle = call_cycle(module)
+    if cycle is not None:
+        problems.append(Problem(cycle.message, cycle.cycle[-1], None, cycle.span))
+    if module.name is not None or cycle is not None:
         problems.sort(key=lambda p: p.span.start if p.span is not None else -1)
     return tuple(problems)
 

@@ -1,10 +1,12 @@
 """Call chains as deep as users write them: the memory analysis walks them without recursion
-(`memory/nesting.py`), so 3,000 nested `call`s are analysed, not refused as too deep."""
+(`memory/nesting.py`), so 3,000 nested `call`s are analysed, not refused as too deep. A call
+tree that flattens past MAX_FLATTENED_INSTRUCTIONS is refused where it does."""
 
 from __future__ import annotations
 
 import sys
 
+import pytest
 from typer.testing import CliRunner
 
 from hlo_layout.cli import app
@@ -44,3 +46,51 @@ def test_deep_call_chain_through_the_commands(tmp_path) -> None:
     for args in (["inspect"], ["memory"], ["check"], ["inspect", "-f", "json"]):
         result = runner.invoke(app, [*args, str(path)])
         assert result.exit_code == 0, (args, result.stderr[-300:])
+
+
+def _binary_tree(depth: int) -> str:
+    """Computation k calls computation k - 1 twice: 2.6 KB at depth 22 flattens to 12 million
+    instructions."""
+    parts = ["HloModule m\nc0 {\n  ROOT p = f32[8] parameter(0)\n}\n"]
+    for k in range(1, depth):
+        parts.append(
+            f"c{k} {{\n  p = f32[8] parameter(0)\n  a = f32[8] call(p), to_apply=c{k - 1}\n"
+            f"  ROOT b = f32[8] call(a), to_apply=c{k - 1}\n}}\n"
+        )
+    parts.append(
+        "ENTRY e {\n  p = f32[8] parameter(0)\n"
+        f"  ROOT r = f32[8] call(p), to_apply=c{depth - 1}\n}}\n"
+    )
+    return "".join(parts)
+
+
+def test_a_call_tree_that_flattens_past_the_limit_is_refused_where_it_does() -> None:
+    from hlo_layout.limits import MAX_FLATTENED_INSTRUCTIONS, LimitExceeded
+
+    text = _binary_tree(22)
+    with pytest.raises(LimitExceeded) as caught:
+        analyze_memory(parse(text, "tree.hlo"))
+    error = caught.value
+    assert "MAX_FLATTENED_INSTRUCTIONS" in error.message
+    # the first computation over the limit, at its call of the largest callee
+    site = error.span.source.line_text(error.span.start).strip()
+    assert site == "a = f32[8] call(p), to_apply=c18"
+    assert 3 * 2**19 < MAX_FLATTENED_INSTRUCTIONS < 3 * 2**20
+
+
+def test_a_call_tree_under_the_limit_is_evaluated_at_every_call_site(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """As on the call graph FlattenCallGraph makes: c0, called twice by each of the 2^(d-2)
+    evaluations of c1, is evaluated 2^(d-1) times."""
+    from hlo_layout.memory.dataflow import DataflowAnalysis
+
+    seen: list[str] = []
+    steps = DataflowAnalysis._steps
+
+    def counting(self, c, params):  # type: ignore[no-untyped-def]
+        seen.append(c.name)
+        return steps(self, c, params)
+
+    monkeypatch.setattr(DataflowAnalysis, "_steps", counting)
+    analyze_memory(parse(_binary_tree(9)))
+    assert seen.count("c0") == 2**8
+    assert seen.count("c8") == 1

@@ -117,3 +117,128 @@ def test_memory_command_reads_nested_loops(text: str, tmp_path) -> None:  # type
     assert result.exit_code == 0, result.output
     (m,) = json.loads(result.stdout)["modules"]
     assert m["peak_bytes"] == analyze_memory(parse(text)).peak_bytes
+
+
+class _PassOneEverywhere(DataflowAnalysis):
+    """The analysis as it was before `_through` (NOTE: [one pass]): pass 1 evaluated in full at
+    every loop, every time (nested loops included), two evaluations per level of nesting."""
+
+    @property  # type: ignore[override]
+    def _trials(self) -> int:
+        return 0
+
+    @_trials.setter
+    def _trials(self, value: int) -> None:
+        pass
+
+    def _through(self, body, param, shape):  # type: ignore[no-untyped-def]
+        self._through_memo.clear()
+        return (yield from super()._through(body, param, shape))
+
+
+def _facts(df: DataflowAnalysis) -> list:
+    """Everything the later analyses read of a dataflow analysis, by names and ids."""
+    values = [
+        (
+            v.id,
+            v.label,
+            v.computation.name,
+            v.is_phi,
+            [(c.name, i.name, index) for c, i, index in v.positions],
+            [(c.name, i.name, k, index) for c, i, k, index in v.uses],
+        )
+        for v in df.values
+    ]
+    sets = {
+        (c, name): sorted((index, [v.id for v in vs]) for index, vs in s.items())
+        for c, by_name in df.sets.items()
+        for name, s in by_name.items()
+    }
+    loops = [
+        [sorted((index, [v.id for v in vs]) for index, vs in s.items()) for s in record]
+        for record in df.while_sets
+    ]
+    return [values, sets, loops, sorted(df.callee_of)]
+
+
+def _nest(depth: int, *, extra: str = "") -> str:
+    """`depth` loops, each body running the next; the carried tuple's element 0 is passed
+    through, element 1 negated, element 2 replaced by a conditional's result."""
+    shape = "(f32[4], f32[4], f32[4], s32[])"
+    parts = ["HloModule m, is_scheduled=true\n", extra]
+    parts.append(
+        "b_true {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n"
+        "b_false {\n  ROOT p = f32[4] parameter(0)\n}\n"
+    )
+    for k in range(depth):
+        parts.append(
+            f"cond{k} {{\n  p = {shape} parameter(0)\n  i = s32[] get-tuple-element(p), index=3\n"
+            f"  z = s32[] constant(4)\n  ROOT c = pred[] compare(i, z), direction=LT\n}}\n"
+        )
+        inner = (
+            f"  w = {shape} while(p), condition=cond{k - 1}, body=body{k - 1}\n"
+            f"  q = {shape} copy(w)\n"
+            if k
+            else f"  q = {shape} copy(p)\n"
+        )
+        parts.append(
+            f"body{k} {{\n  p = {shape} parameter(0)\n{inner}"
+            "  a = f32[4] get-tuple-element(q), index=0\n"
+            "  b = f32[4] get-tuple-element(q), index=1\n"
+            "  c = f32[4] get-tuple-element(q), index=2\n"
+            "  i = s32[] get-tuple-element(q), index=3\n"
+            "  nb = f32[4] negate(b)\n"
+            "  t = pred[] constant(true)\n"
+            "  x = f32[4] conditional(t, c, c), true_computation=b_true, "
+            "false_computation=b_false\n"
+            f"  ROOT r = {shape} tuple(a, nb, x, i)\n}}\n"
+        )
+    parts.append(
+        f"ENTRY e {{\n  a = f32[4] parameter(0)\n  i = s32[] constant(0)\n"
+        f"  t = {shape} tuple(a, a, a, i)\n"
+        f"  ROOT w = {shape} while(t), condition=cond{depth - 1}, body=body{depth - 1}\n}}\n"
+    )
+    return "".join(parts)
+
+
+def _while_dumps() -> list:
+    from tests.conftest import DATA, hlo_files
+
+    found = [p for p in hlo_files() if "while(" in p.read_text()]
+    found += [p for p in sorted((DATA / "xla-tests").glob("*.txt")) if "while(" in p.read_text()]
+    return found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [OUTER_ROOT_IS_PARAM, TWO_INNER_LOOPS, _nest(1), _nest(3), _nest(6)],
+    ids=["root", "two", "nest1", "nest3", "nest6"],
+)
+def test_one_pass_one_gives_what_pass_one_everywhere_gave(text: str) -> None:
+    module = parse(text)
+    assert _facts(DataflowAnalysis(module)) == _facts(_PassOneEverywhere(module))
+
+
+@pytest.mark.parametrize("path", _while_dumps(), ids=lambda p: p.name[:60])
+def test_one_pass_one_on_dumps_with_loops(path) -> None:  # type: ignore[no-untyped-def]
+    from hlo_layout.syntax import parse_file_modules
+
+    for module in parse_file_modules(path):
+        if module.entry is not None:
+            assert _facts(DataflowAnalysis(module)) == _facts(_PassOneEverywhere(module))
+
+
+def test_nested_loops_cost_one_evaluation_per_body(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Each body is evaluated once by pass 1 and once by pass 2: 2n evaluations for n nested
+    loops (pass 1 everywhere took 2^(n+1) - 2)."""
+    seen: list[str] = []
+    steps = DataflowAnalysis._steps
+
+    def counting(self, c, params):  # type: ignore[no-untyped-def]
+        seen.append(c.name)
+        return steps(self, c, params)
+
+    monkeypatch.setattr(DataflowAnalysis, "_steps", counting)
+    DataflowAnalysis(parse(_nest(12)))
+    bodies = [name for name in seen if name.startswith("body")]
+    assert len(bodies) == 2 * 12

@@ -98,6 +98,53 @@ def _nested_calls(depth: int = 200) -> str:
     return "\n".join(out) + "\n"
 
 
+def _binary_call_tree(depth: int = 22) -> str:
+    """Computation k calls computation k - 1 twice (2.6 KB; 12 million instructions flattened)."""
+    out = ["HloModule m", "c0 {\n  ROOT p = f32[8] parameter(0)\n}"]
+    for i in range(1, depth):
+        out.append(
+            f"c{i} {{\n  p = f32[8] parameter(0)\n  a = f32[8] call(p), to_apply=c{i - 1}\n"
+            f"  ROOT b = f32[8] call(a), to_apply=c{i - 1}\n}}"
+        )
+    out.append(
+        f"ENTRY e {{\n  p = f32[8] parameter(0)\n"
+        f"  ROOT r = f32[8] call(p), to_apply=c{depth - 1}\n}}"
+    )
+    return "\n".join(out) + "\n"
+
+
+def _nested_whiles(depth: int, carry: str) -> str:
+    """`depth` loops, each body the next loop; the innermost negates the carried f32[8]."""
+    tuple_carry = carry.startswith("(")
+    out = ["HloModule m"]
+    for i in range(depth):
+        out.append(f"cond{i} {{\n  p = {carry} parameter(0)\n  ROOT c = pred[] constant(true)\n}}")
+        if i:
+            body = f"  ROOT w = {carry} while(p), condition=cond{i - 1}, body=body{i - 1}"
+        elif tuple_carry:
+            body = (
+                "  i = s32[] get-tuple-element(p), index=0\n"
+                "  x = f32[8] get-tuple-element(p), index=1\n"
+                f"  n = f32[8] negate(x)\n  ROOT t = {carry} tuple(i, n)"
+            )
+        else:
+            body = f"  ROOT n = {carry} negate(p)"
+        out.append(f"body{i} {{\n  p = {carry} parameter(0)\n{body}\n}}")
+    out.append(
+        f"ENTRY e {{\n  p = {carry} parameter(0)\n"
+        f"  ROOT w = {carry} while(p), condition=cond{depth - 1}, body=body{depth - 1}\n}}"
+    )
+    return "\n".join(out) + "\n"
+
+
+_CALL_CYCLE = (
+    "HloModule m\ncond {\n  p = f32[4] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
+    "a {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] call(p), to_apply=b\n}\n"
+    "b {\n  p = f32[4] parameter(0)\n  ROOT w = f32[4] while(p), condition=cond, body=a\n}\n"
+    "ENTRY main {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] call(p), to_apply=a\n}\n"
+)
+
+
 def _comment_lines() -> str:
     """20 MB of `//` comment lines between two small computations."""
     line = "// " + "x" * 77 + "\n"
@@ -346,6 +393,50 @@ FAMILIES: tuple[Family, ...] = (
         ["inspect", "{}", "-f", "json"],
         codes=(0,),
         max_seconds=10.0,
+    ),
+    # --- call graphs (issue 28) -------------------------------------------------------------
+    Family(
+        "call cycle through a while body",
+        _CALL_CYCLE,
+        ["memory", "{}"],
+        codes=(3,),
+        where="12:3",
+        says=("call cycle a -> b -> a",),
+    ),
+    Family(
+        "call cycle, streamed JSON",
+        _CALL_CYCLE,
+        ["inspect", "{}", "-f", "json", "--stream"],
+        codes=(3,),
+        where="12:3",
+    ),
+    Family(
+        "binary call tree of depth 22 (flattens to 12 million)",
+        _binary_call_tree,
+        ["inspect", "{}"],
+        codes=(3,),
+        where="97:3",
+        says=("MAX_FLATTENED_INSTRUCTIONS",),
+    ),
+    Family(
+        "binary call tree of depth 19 (flattens to 1.6 million)",
+        lambda: _binary_call_tree(19),
+        ["memory", "{}", "-f", "json"],
+        codes=(0,),
+        max_seconds=3.0,
+    ),
+    Family("20 nested while loops", _nested_whiles(20, "s32[]"), ["memory", "{}"], codes=(0,)),
+    Family(
+        "18 nested tuple-carrying while loops",
+        _nested_whiles(18, "(s32[], f32[8])"),
+        ["memory", "{}"],
+        codes=(0,),
+    ),
+    Family(
+        "400 nested tuple-carrying while loops",
+        _nested_whiles(400, "(s32[], f32[8])"),
+        ["inspect", "{}", "-f", "json"],
+        codes=(0,),
     ),
     # --- semantics XLA rejects --------------------------------------------------------------
     Family("two ENTRY computations", _TWO_ENTRIES, ["inspect", "{}"], codes=(3,), where="5:"),

@@ -84,6 +84,11 @@ class HloLayoutError(Exception):
     """Base class of every error hlo-layout raises on purpose."""
 
 
+class HloUsageError(HloLayoutError):
+    """A value given on the command line or in a config file that cannot be used (exit 2, as
+    the command's own usage errors): too long a number, a config nested past the limit."""
+
+
 class HloSyntaxError(HloLayoutError):
     """Input that is not HLO text: carries file, line, column, the line itself and a caret."""
 

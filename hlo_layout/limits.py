@@ -16,7 +16,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from hlo_layout.errors import HloSemanticError, Source, Span
+from hlo_layout.errors import HloSemanticError, HloUsageError, Source, Span
 
 #: Digits of one integer written in the input: Python's own int ↔ string limit (4,300 by default),
 #: which would otherwise surface as an internal error. XLA's integers are int64 (≤ 20 digits).
@@ -138,15 +138,21 @@ def long_integer_error(source: Source, start: int = 0, end: int | None = None) -
     )
 
 
-def parse_int(text: str, what: str = "integer") -> int:
-    """`int(text)` for option values and other text outside a dump; raises LimitExceeded (input
-    error) instead of Python's ValueError for too many digits."""
+def read_int(
+    text: str, what: str = "integer", span: Span | None = None, *, option: bool = False
+) -> int:
+    """The one reader of an integer written in the input (an attribute, a side file) or given
+    as an option value (`option`): `int(text)`, with the digit limit checked first, so a number
+    of thousands of digits is bad input (LimitExceeded at `span`, exit 3) or a bad option value
+    (HloUsageError, exit 2) rather than Python's ValueError (exit 4). Text that is not an
+    integer still raises ValueError, for the caller to word."""
     digits = len(text.strip().lstrip("+-"))
     if digits > MAX_INT_DIGITS:
-        raise LimitExceeded(
+        message = (
             f"{what} of {digits} digits is over the limit of {MAX_INT_DIGITS} digits "
             "(MAX_INT_DIGITS)"
         )
+        raise HloUsageError(message) if option else LimitExceeded(message, span)
     return int(text)
 
 

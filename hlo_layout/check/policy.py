@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hlo_layout import limits
 from hlo_layout.check.rule_spec import (
     SPACE_NAMES,
     RuleSpec,
@@ -35,7 +36,7 @@ from hlo_layout.check.rule_spec import (
 )
 from hlo_layout.check.rule_spec import parse_space as _parse_space
 from hlo_layout.check.rules import RULES, RULES_BY_KEY
-from hlo_layout.errors import HloLayoutError
+from hlo_layout.errors import HloUsageError, Source
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -45,7 +46,7 @@ else:  # pragma: no cover - Python 3.10
 __all__ = ["SPACE_NAMES", "Policy", "PolicyError", "PolicySet", "load_config", "parse_space"]
 
 
-class PolicyError(HloLayoutError):
+class PolicyError(HloUsageError):
     """A config file or flag value that cannot be a rule (a usage error: exit 2)."""
 
 
@@ -264,3 +265,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise PolicyError(f"{path}: not valid TOML ({e})") from None
     except UnicodeDecodeError:
         raise PolicyError(f"{path}: not UTF-8 text") from None
+    except RecursionError:
+        raise PolicyError(f"{path}: nested too deeply to read") from None
+    except ValueError as e:  # tomllib's int() of a number past Python's digit limit
+        if not limits.is_int_digits_error(e):
+            raise
+        where = limits.long_integer_error(Source(path.read_text("utf-8", "replace"), str(path)))
+        at = f"{where.span.line}:{where.span.column}: " if where.span is not None else " "
+        raise PolicyError(f"{path}:{at}{where.message}") from None

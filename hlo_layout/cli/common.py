@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from hlo_layout.api import TOP_DEFAULT as API_TOP_DEFAULT
-from hlo_layout.errors import HloLayoutError
+from hlo_layout.errors import HloLayoutError, HloUsageError
 from hlo_layout.report.stages import BIG_INPUT_BYTES, Stages
 
 #: Click's base exception (usage errors and the like), from the click Typer runs on: newer Typer
@@ -205,6 +205,9 @@ def guard(command: str) -> Iterator[None]:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise typer.Exit(EXIT_OK) from None
+    except HloUsageError as e:
+        report_error(e)
+        raise typer.Exit(EXIT_USAGE) from None
     except HloLayoutError as e:
         report_error(e)
         raise typer.Exit(EXIT_INPUT) from None

@@ -18,6 +18,8 @@ from hlo_layout.cli.common import (
     stderr_console,
     stdout_console,
 )
+from hlo_layout.errors import HloUsageError
+from hlo_layout.limits import read_int
 from hlo_layout.report.layout_model import explain_shape, layout_json
 
 ShapeArgs = Annotated[
@@ -54,7 +56,11 @@ def _index(text: str | None) -> tuple[int, ...] | None:
     if text is None:
         return None
     try:
-        return tuple(int(x) for x in text.replace(" ", "").split(",") if x != "")
+        return tuple(
+            read_int(x, "an index", option=True) for x in text.replace(" ", "").split(",") if x
+        )
+    except HloUsageError as e:
+        raise typer.BadParameter(str(e)) from None
     except ValueError:
         raise typer.BadParameter(f"expected integers separated by commas, got {text!r}") from None
 

@@ -23,6 +23,7 @@ from hlo_layout.cli.common import (
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.layout.buffer_assignment import buffer_assignment_beside, read_buffer_assignment
 from hlo_layout.layout.memory_space import space_number
+from hlo_layout.limits import read_int
 
 BackendOpt = Annotated[
     str | None,
@@ -118,7 +119,11 @@ def memory(
             if at is None:
                 steps.append(None)
                 continue
-            step = int(at) if at.strip().isdigit() else ma.step_of(at.strip())
+            step = (
+                read_int(at, "--at", option=True)
+                if at.strip().isdigit()
+                else ma.step_of(at.strip())
+            )
             if step is None or not 0 <= step <= len(ma.sequence):
                 stderr_console().print(
                     f"error: --at {at}: no such schedule step or instruction in "

@@ -41,6 +41,7 @@ from hlo_layout.indexing.operand import (
 )
 from hlo_layout.indexing.rules import OpContext, input_to_output, output_to_input
 from hlo_layout.syntax import index as syntax_index
+from hlo_layout.syntax.attrs import int_value
 from hlo_layout.syntax.opcodes import CALL, FUSION, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
@@ -421,11 +422,13 @@ def _operand_key(computation: Computation, user: Instruction, k: int) -> NodeRef
     if user.opcode == GET_TUPLE_ELEMENT and operand.index is None:
         producer = computation.resolve(operand)
         index = user.attr("index")
-        if producer is not None and isinstance(producer.shape, TupleShape) and index is not None:
-            try:
-                return NodeRef(computation.name, operand.name, int(index.raw))
-            except ValueError:
-                pass
+        if (
+            producer is not None
+            and isinstance(producer.shape, TupleShape)
+            and index is not None
+            and index.raw.strip().isdecimal()
+        ):
+            return NodeRef(computation.name, operand.name, int_value(index))
     return NodeRef(computation.name, operand.name, operand.index)
 
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
-from hlo_layout.errors import HloSyntaxError, Source, Span
+from hlo_layout.errors import HloSemanticError, HloSyntaxError, Source, Span
+from hlo_layout.limits import MAX_INT_DIGITS, LimitExceeded, read_int
 from hlo_layout.syntax.parse import parse_shape, read_text
 from hlo_layout.syntax.shape import Shape
 
@@ -107,16 +109,16 @@ class BufferAssignment:
         return tuple((c, n, b) for c, (n, b) in sorted(out.items()))
 
 
-_ALLOCATION_RE = re.compile(r"allocation (\d+): (?:0x[0-9a-fA-F]+, )?size ([0-9.]+)([KMGTPE]iB|B)?")
+_ALLOCATION_RE = re.compile(r"allocation ([0-9]+): (?:0x[0-9a-fA-F]+, )?size ([^,:]*)")
 _VALUE_RE = re.compile(
-    r" value: <(\d+) ([^\s{>]+)(?:\{([\d,]*)\})?( \(phi\))?(?: @(\d+))?> "
-    r"\(size=(\d+),offset=(\d+)\): (.+)"
+    r" value: <([0-9]+) ([^\s{>]+)(?:\{([0-9,]*)\})?( \(phi\))?(?: @([0-9]+))?> "
+    r"\(size=([0-9]+),offset=([0-9]+)\): (.+)"
 )
 _PROPERTY_RES = (
-    ("color", re.compile(r"color (\d+)")),
-    ("page", re.compile(r"page (\d+)")),
-    ("parameter", re.compile(r"parameter (\d+), shape \|([^|]*)\| at ShapeIndex \{([\d,]*)\}")),
-    ("parameter", re.compile(r"parameter (\d+)(?: at ShapeIndex \{([\d,]*)\})?")),
+    ("color", re.compile(r"color ([0-9]+)")),
+    ("page", re.compile(r"page ([0-9]+)")),
+    ("parameter", re.compile(r"parameter ([0-9]+), shape \|([^|]*)\| at ShapeIndex \{([0-9,]*)\}")),
+    ("parameter", re.compile(r"parameter ([0-9]+)(?: at ShapeIndex \{([0-9,]*)\})?")),
     ("output", re.compile(r"output shape is \|([^|]*)\|")),
 )
 _FLAGS = {
@@ -125,50 +127,118 @@ _FLAGS = {
     "maybe-live-out": "maybe_live_out",
     "preallocated-temp": "is_preallocated_temp",
 }
-_UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50}
+#: The units XLA's HumanReadableNumBytes prints (tsl/platform/numbers.cc), to EiB.
+_UNITS = {
+    "B": 1,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+    "TiB": 2**40,
+    "PiB": 2**50,
+    "EiB": 2**60,
+}
+#: A byte count as XLA prints one: `196608`, `1.50KiB`, `3EiB`.
+_SIZE = re.compile(r"([0-9]+)(?:\.([0-9]+))?(" + "|".join(_UNITS) + r")?")
+#: Byte sizes are int64 in XLA.
+_MAX_BYTES = 2**63 - 1
+#: A number past the digit limit in a shape (where `_Line.shape` reports one).
+_LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_INT_DIGITS + 1},}}")
 
 
-def _index(text: str | None) -> tuple[int, ...]:
-    return tuple(int(x) for x in text.split(",") if x) if text else ()
+class _Line:
+    """One line of the file being read: numbers and shapes in it are read with their place."""
 
+    def __init__(self, source: Source, at: int) -> None:
+        self.source = source
+        self.at = at
 
-def _error(message: str, source: Source, start: int, end: int) -> HloSyntaxError:
-    return HloSyntaxError(message, Span(start, max(end, start + 1), source))
+    def span(self, start: int, end: int) -> Span:
+        return Span(self.at + start, self.at + max(end, start + 1), self.source)
+
+    def error(self, message: str, start: int, end: int) -> HloSyntaxError:
+        return HloSyntaxError(message, self.span(start, end))
+
+    def number(self, m: re.Match[str], group: int, what: str) -> int:
+        """Group `group` of `m` (digits), read with the digit limit (`limits.read_int`)."""
+        return read_int(m.group(group), what, self.span(m.start(group), m.end(group)))
+
+    def index(self, m: re.Match[str], group: int) -> tuple[int, ...]:
+        text = m.group(group)
+        if not text:
+            return ()
+        return tuple(read_int(x, "a ShapeIndex entry", self.span(m.start(group), m.end(group)))
+                     for x in text.split(",") if x)  # fmt: skip
+
+    def size(self, text: str, start: int) -> tuple[int, bool]:
+        """`size S` of an allocation: (bytes, exact), a human-readable `1.50KiB` being rounded
+        (XLA prints two decimals) and not exact. Read as a fraction: no float to overflow."""
+        m = _SIZE.fullmatch(text)
+        if m is None:
+            raise self.error(
+                f"size '{text}' is not a byte count (expected N, or N.NN followed by B, KiB, "
+                f"MiB, GiB, TiB, PiB or EiB)",
+                start,
+                start + len(text),
+            )
+        where = self.span(start, start + len(text))
+        number = Fraction(read_int(m.group(1), "size", where))
+        if m.group(2):
+            number += Fraction(read_int(m.group(2), "size", where), 10 ** len(m.group(2)))
+        unit = m.group(3)
+        size = round(number * _UNITS[unit]) if unit else int(number)
+        if size > _MAX_BYTES:
+            raise self.error(f"size {text} does not fit in int64", start, start + len(text))
+        return size, unit is None or unit == "B"
+
+    def shape(self, text: str, start: int) -> None:
+        """Check that `text` (at `start` in the line) is a shape, reporting what is wrong at its
+        place in the file rather than in the shape text alone."""
+        try:
+            parse_shape(text)
+        except LimitExceeded as e:  # located by `parse_shape`'s caller: here, at the digits
+            long = _LONG_NUMBER.search(text)
+            inner = long.start() if long is not None else 0
+            raise LimitExceeded(e.message, self.span(start + inner, start + inner + 1)) from None
+        except (HloSyntaxError, HloSemanticError) as e:
+            inner = e.span.start if e.span is not None else 0
+            message = getattr(e, "message", str(e))
+            raise type(e)(message, self.span(start + inner, start + inner + 1)) from None
 
 
 def _allocation(line: str, source: Source, at: int) -> dict:
+    here = _Line(source, at)
     m = _ALLOCATION_RE.match(line)
     if m is None or not line.endswith(":"):
-        raise _error("expected `allocation N: size S, ...:`", source, at, at + len(line))
-    number, unit = m.group(2), m.group(3)
-    exact = unit is None or unit == "B"
-    size = round(float(number) * _UNITS[unit]) if unit else int(number)
-    fields: dict = {"index": int(m.group(1)), "size": size, "size_is_exact": exact}
+        raise here.error("expected `allocation N: size S, ...:`", 0, len(line))
+    size, exact = here.size(m.group(2), m.start(2))
+    fields: dict = {"index": here.number(m, 1, "allocation number"), "size": size,
+                    "size_is_exact": exact}  # fmt: skip
     other: list[str] = []
     rest = line[m.end() : -1]
+    base = m.end()
     pos = 0
     while pos < len(rest):
         if not rest.startswith(", ", pos):
-            raise _error("expected `, ` between allocation properties", source, at + m.end() + pos,
-                         at + len(line))  # fmt: skip
+            raise here.error("expected `, ` between allocation properties", base + pos, len(line))
         pos += 2
         for key, regex in _PROPERTY_RES:
             pm = regex.match(rest, pos)
             if pm is None or (pm.end() < len(rest) and not rest.startswith(", ", pm.end())):
                 continue
+            at_line = _Line(source, at + base)  # `pm` is a match in `rest`
             if key == "color":
-                fields["color"] = int(pm.group(1))
+                fields["color"] = at_line.number(pm, 1, "color")
             elif key == "page":
-                fields["page"] = int(pm.group(1))
+                fields["page"] = at_line.number(pm, 1, "page")
             elif key == "output":
                 fields["output_shape"] = pm.group(1)
             elif pm.re.groups == 3:
-                fields["parameter_number"] = int(pm.group(1))
+                fields["parameter_number"] = at_line.number(pm, 1, "parameter number")
                 fields["parameter_shape"] = pm.group(2)
-                fields["parameter_index"] = _index(pm.group(3))
+                fields["parameter_index"] = at_line.index(pm, 3)
             else:
-                fields["parameter_number"] = int(pm.group(1))
-                fields["parameter_index"] = _index(pm.group(2))
+                fields["parameter_number"] = at_line.number(pm, 1, "parameter number")
+                fields["parameter_index"] = at_line.index(pm, 2)
             pos = pm.end()
             break
         else:
@@ -184,10 +254,32 @@ def _allocation(line: str, source: Source, at: int) -> dict:
     return fields
 
 
+def _value(line: str, source: Source, at: int) -> AssignedValue:
+    here = _Line(source, at)
+    vm = _VALUE_RE.fullmatch(line)
+    if vm is None:
+        raise here.error(
+            "expected ` value: <id name{index} @color> (size=S,offset=O): shape`", 0, len(line)
+        )
+    shape_text = vm.group(8).strip()
+    here.shape(shape_text, vm.start(8) + len(vm.group(8)) - len(vm.group(8).lstrip()))
+    return AssignedValue(
+        id=here.number(vm, 1, "value id"),
+        instruction=vm.group(2),
+        index=here.index(vm, 3),
+        is_phi=vm.group(4) is not None,
+        color=here.number(vm, 5, "color") if vm.group(5) is not None else 0,
+        size=here.number(vm, 6, "size"),
+        offset=here.number(vm, 7, "offset"),
+        shape_text=shape_text,
+    )
+
+
 def parse_buffer_assignment(text: str, name: str = "<string>") -> BufferAssignment:
     """Read the allocations of a `*buffer-assignment.txt` (see the module docstring).
 
-    Raises HloSyntaxError, with the line and column, on an allocation or value line it cannot read.
+    Raises HloSyntaxError (or LimitExceeded, HloSemanticError for a value's shape), with the
+    file's line and column, on an allocation or value line it cannot read.
     """
     source = Source(text, name)
     allocations: list[Allocation] = []
@@ -216,31 +308,13 @@ def parse_buffer_assignment(text: str, name: str = "<string>") -> BufferAssignme
             continue
         if line.startswith(" value:"):
             if current is None:
-                raise _error("value line before any allocation", source, at, at + len(line))
-            vm = _VALUE_RE.fullmatch(line)
-            if vm is None:
-                raise _error(
-                    "expected ` value: <id name{index} @color> (size=S,offset=O): shape`",
-                    source,
-                    at,
-                    at + len(line),
-                )
-            values.append(
-                AssignedValue(
-                    id=int(vm.group(1)),
-                    instruction=vm.group(2),
-                    index=_index(vm.group(3)),
-                    is_phi=vm.group(4) is not None,
-                    color=int(vm.group(5) or 0),
-                    size=int(vm.group(6)),
-                    offset=int(vm.group(7)),
-                    shape_text=vm.group(8).strip(),
-                )
-            )
+                raise _Line(source, at).error("value line before any allocation", 0, len(line))
+            values.append(_value(line, source, at))
             continue
         if current is None and not seen_header:
-            raise _error("not a buffer assignment (expected `BufferAssignment:`)", source, at,
-                         at + len(line))  # fmt: skip
+            raise _Line(source, at).error(
+                "not a buffer assignment (expected `BufferAssignment:`)", 0, len(line)
+            )
         break  # `Total bytes used: …`, `Used values:` and later sections
     close()
     return BufferAssignment(tuple(allocations), name)

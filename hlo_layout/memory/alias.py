@@ -9,21 +9,13 @@ output comes, through tuples, nested fusions and a bitcast, from an in-place op 
 
 from __future__ import annotations
 
-import re
-
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue, Index
+from hlo_layout.syntax.attrs import aliasing_pairs, int_value
 from hlo_layout.syntax.shape import Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
 #: (output index, operand number, operand index): an in-place pair.
 Pair = tuple[Index, int, Index]
-
-_PAIR_RE = re.compile(r"\{([\d,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}")
-
-
-def _idx(text: str) -> Index:
-    return tuple(int(t) for t in text.replace(" ", "").split(",") if t)
-
 
 #: Opcodes whose operand i shares the buffer of output i (one operand: the whole output);
 #: AliasInfo::IsDefaultInPlaceOperation.
@@ -83,7 +75,7 @@ def _declared_pairs(i: Instruction) -> list[Pair]:
     a = i.attr("output_to_operand_aliasing")
     if a is None:
         return []
-    return [(_idx(m.group(1)), int(m.group(2)), _idx(m.group(3))) for m in _PAIR_RE.finditer(a.raw)]
+    return aliasing_pairs(a)
 
 
 def uses_nvshmem(i: Instruction) -> bool:
@@ -119,7 +111,7 @@ def _follow_tuples(
         a = inst.attr("index")
         if a is None:
             return None, index
-        index = (int(a.raw), *index)
+        index = (int_value(a), *index)
         inst = body.resolve(inst.operands[0])
     return inst, index
 
@@ -266,8 +258,7 @@ class AliasAnalysis:
         root = df.value_set(entry, entry.root.name)
         params = {p.parameter_number: p for p in entry.parameter_instructions}
         self.donated: set[tuple[int, Index]] = set()
-        for m in _PAIR_RE.finditer(a.raw):
-            out_index, number, p_index = _idx(m.group(1)), int(m.group(2)), _idx(m.group(3))
+        for out_index, number, p_index in aliasing_pairs(a):
             p = params.get(number)
             if p is None:
                 continue

@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from hlo_layout import limits
 from hlo_layout.memory.nesting import run_nested
+from hlo_layout.syntax.attrs import int_value
 from hlo_layout.syntax.index import calls as call_edges
 from hlo_layout.syntax.index import cycle_error, instructions_calling, walk_calls
 from hlo_layout.syntax.opcodes import SEQUENTIAL_CALLERS
@@ -708,4 +709,4 @@ _LOOP_KEYS = ("body", "condition")
 
 def _tuple_index(i: Instruction) -> int:
     a = i.attr("index")
-    return int(a.raw) if a is not None else 0
+    return int_value(a) if a is not None else 0

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from hlo_layout.errors import HloSemanticError
+from hlo_layout.limits import read_int
 from hlo_layout.syntax import values as V
 from hlo_layout.syntax.tree import Attribute
 
@@ -32,7 +33,7 @@ def computation_names(attr: Attribute) -> tuple[str, ...]:
 
 def _int(text: str, attr: Attribute) -> int:
     try:
-        return int(text)
+        return read_int(text, f"attribute {attr.key}: integer", attr.span)
     except ValueError:
         raise HloSemanticError(
             f"attribute {attr.key}: expected an integer, got '{text}'", attr.span
@@ -74,6 +75,26 @@ def int_list(attr: Attribute) -> tuple[int, ...]:
             )
         out.append(_int(item.text, attr))
     return tuple(out)
+
+
+# -- output_to_operand_aliasing={{0}: (1, {})}, input_output_alias={ {}: (0, {}, may-alias) } -----
+
+#: One `{output index}: (number, {index}` pair of an aliasing attribute.
+_ALIAS_PAIR = re.compile(r"\{([\d,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}")
+
+
+def aliasing_pairs(attr: Attribute) -> list[tuple[tuple[int, ...], int, tuple[int, ...]]]:
+    """`output_to_operand_aliasing={{0}: (1, {})}` → [((0,), 1, ())]: (output index, operand
+    number, operand index); the module header's `input_output_alias={ {}: (0, {}, may-alias) }`
+    the same, with parameter numbers. hlo_parser.cc `ParseAliasing`; the kind is not kept."""
+
+    def index(text: str) -> tuple[int, ...]:
+        return tuple(_int(t, attr) for t in text.replace(" ", "").split(",") if t)
+
+    return [
+        (index(m.group(1)), _int(m.group(2), attr), index(m.group(3)))
+        for m in _ALIAS_PAIR.finditer(attr.raw)
+    ]
 
 
 # -- slice={[start:limit:stride], ...} ---------------------------------------------------------
@@ -145,7 +166,7 @@ def padding_config(attr: Attribute) -> tuple[PaddingDim, ...]:
                 attr.span,
             )
         low, high, interior = match.groups()
-        dims.append(PaddingDim(int(low), int(high), int(interior or 0)))
+        dims.append(PaddingDim(_int(low, attr), _int(high, attr), _int(interior or "0", attr)))
     return tuple(dims)
 
 
@@ -212,7 +233,7 @@ def window(attr: Attribute) -> tuple[WindowDim, ...]:
             match = re.fullmatch(r"(-?\d+)_(-?\d+)", part)
             if match is None:
                 raise HloSemanticError(f"attribute {attr.key}: bad pad '{part}'", attr.span)
-            pads.append((int(match.group(1)), int(match.group(2))))
+            pads.append((_int(match.group(1), attr), _int(match.group(2), attr)))
     if any(len(x) != rank for x in (strides, base, dilation, reversal, pads)):
         raise HloSemanticError(
             f"attribute {attr.key}: window fields disagree on the rank ({rank})", attr.span

@@ -23,15 +23,18 @@ from hlo_layout.syntax.layout_text import (
 from hlo_layout.syntax.shape import COMBINE, UNBOUNDED, Shape, SplitConfig, Tile, TupleShape
 
 # `f32[2,<=3,?]{1,0:T(8,128)(2,1)S(1)}`: a layout only when a digit or ':' follows '{' (as the
-# grammar's LAYOUT_OPEN); properties hold no braces (so `P(shape)` goes to the grammar).
+# grammar's LAYOUT_OPEN); properties hold no braces (so `P(shape)` goes to the grammar). A
+# number has at most 19 digits, as XLA's int64 (`_N`): a longer one goes to the grammar, which
+# bounds it (limits.MAX_INT_DIGITS) and says where it is.
+_N = "[0-9]{1,19}(?![0-9])"
 _ARRAY = re.compile(
-    r"([a-z][a-z0-9]*)\[((?:(?:[0-9]+|<=[0-9]+|\?)(?:,(?:[0-9]+|<=[0-9]+|\?))*)?)\]"
-    r"(?:\{(?=[0-9:])([0-9]+(?:,[0-9]+)*)?(?::([^{}<>\s]*))?\})?"
+    rf"([a-z][a-z0-9]*)\[((?:(?:{_N}|<={_N}|\?)(?:,(?:{_N}|<={_N}|\?))*)?)\]"
+    rf"(?:\{{(?=[0-9:])({_N}(?:,{_N})*)?(?::([^{{}}<>\s]*))?\}})?"
 )
 _PROP = re.compile(
-    r"T((?:\((?:[0-9]+|\*)(?:,(?:[0-9]+|\*))*\))+)"  # 1 tiles
-    r"|SC((?:\([0-9]+:[0-9]+(?:,[0-9]+)*\))+)"  # 2 split configs
-    r"|([" + re.escape("".join(INT_PROPERTIES)) + r"])\(([0-9]+)\)"  # 3, 4 integer properties
+    rf"T((?:\((?:{_N}|\*)(?:,(?:{_N}|\*))*\))+)"  # 1 tiles
+    rf"|SC((?:\({_N}:{_N}(?:,{_N})*\))+)"  # 2 split configs
+    r"|([" + re.escape("".join(INT_PROPERTIES)) + rf"])\(({_N})\)"  # 3, 4 integer properties
     r"|([" + re.escape("".join(TYPE_PROPERTIES)) + r"])\(([a-z][a-z0-9]*)\)"  # 5, 6 type names
 )
 _GROUP = re.compile(r"\(([^()]*)\)")

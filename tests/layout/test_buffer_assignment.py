@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hlo_layout.errors import HloSyntaxError
+from hlo_layout.errors import HloLayoutError, HloSyntaxError
 from hlo_layout.layout import (
     buffer_assignment_beside,
     parse_buffer_assignment,
@@ -71,6 +71,56 @@ def test_errors_point_at_the_line() -> None:
     with pytest.raises(HloSyntaxError) as info:
         parse_buffer_assignment("HloModule m\n", "dump.txt")
     assert info.value.line == 1 and "BufferAssignment" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [("196608", 196_608), ("1.50KiB", 1536), ("2.34MiB", 2_453_668), ("3EiB", 3 * 2**60),
+     ("8B", 8), ("1PiB", 2**50)],
+)  # fmt: skip
+def test_sizes_in_every_unit_xla_prints(size: str, expected: int) -> None:
+    """HumanReadableNumBytes goes up to EiB; the fraction is read exactly (no float)."""
+    (a,) = parse_buffer_assignment(f"BufferAssignment:\nallocation 0: size {size}:\n").allocations
+    assert a.size == expected
+    assert a.size_is_exact == (size[-2:] not in ("iB",))
+
+
+BIG = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    ("lines", "where", "says"),
+    [
+        ("allocation 0: size 1.2.3KiB:", (2, 20), "is not a byte count"),
+        ("allocation 0: size .KiB:", (2, 20), "is not a byte count"),
+        ("allocation 0: size 4ZiB:", (2, 20), "is not a byte count"),
+        (f"allocation 0: size {'9' * 400}KiB:", (2, 20), "does not fit in int64"),
+        (f"allocation 0: size {BIG}:", (2, 20), "MAX_INT_DIGITS"),
+        (f"allocation {BIG}: size 4:", (2, 12), "MAX_INT_DIGITS"),
+        (f"allocation 0: size 4, color {BIG}:", (2, 29), "MAX_INT_DIGITS"),
+        (f"allocation 0: size 4, page {BIG}:", (2, 28), "MAX_INT_DIGITS"),
+        (f"allocation 0: size 4, parameter {BIG}:", (2, 33), "MAX_INT_DIGITS"),
+        (f"allocation 0: size 4, parameter 0 at ShapeIndex {{{BIG}}}:", (2, 50), "MAX_INT_DIGITS"),
+        (f"allocation 0: size 4:\n value: <{BIG} p @0> (size=4,offset=0): f32[]", (3, 10), "MAX"),
+        (f"allocation 0: size 4:\n value: <0 p{{{BIG}}} @0> (size=4,offset=0): f32[]", (3, 14), ""),
+        (f"allocation 0: size 4:\n value: <0 p @{BIG}> (size=4,offset=0): f32[]", (3, 15), ""),
+        (f"allocation 0: size 4:\n value: <0 p @0> (size={BIG},offset=0): f32[]", (3, 24), ""),
+        (f"allocation 0: size 4:\n value: <0 p @0> (size=4,offset={BIG}): f32[]", (3, 33), ""),
+        # the value's shape, at its place in the file (not at `<shape>:1:9`)
+        (f"allocation 0: size 4:\n value: <0 p @0> (size=4,offset=0): f32[{BIG}]", (3, 41), "MAX"),
+        ("allocation 0: size 4:\n value: <0 p @0> (size=4,offset=0): f32[2]{0:T(", (3, 48), ""),
+        ("allocation 0: size 4:\n value: <0 p @0> (size=4,offset=0): f32[2]{0,1}", (3, 43), "rank"),
+    ],
+)
+def test_bad_lines_are_errors_at_their_place_in_the_file(
+    lines: str, where: tuple[int, int], says: str
+) -> None:
+    with pytest.raises(HloLayoutError) as info:
+        parse_buffer_assignment(f"BufferAssignment:\n{lines}\n", "ba.txt")
+    error = info.value
+    assert error.span is not None and error.span.source.name == "ba.txt"  # type: ignore[attr-defined]
+    assert (error.span.line, error.span.column) == where, str(error)  # type: ignore[attr-defined]
+    assert says in str(error)
 
 
 def test_beside_finds_xla_and_corpus_names() -> None:

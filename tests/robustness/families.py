@@ -65,6 +65,10 @@ class Family:
     stdin: bool = False
     #: Text the error message must contain.
     says: tuple[str, ...] = field(default=())
+    #: Side files written beside the dump: (name, text), e.g. its buffer assignment.
+    beside: tuple[tuple[str, str], ...] = field(default=())
+    #: The side file `where` is in (by name), when the error is there rather than in the dump.
+    in_file: str | None = None
 
 
 _BIG = "9" * 5000
@@ -394,6 +398,100 @@ FAMILIES: tuple[Family, ...] = (
         codes=(0,),
         max_seconds=10.0,
     ),
+    # --- integers outside shapes (issue 28): the one reader, limits.read_int ---------------
+    Family(
+        "5,000-digit get-tuple-element index",
+        _module(
+            "  a = (f32[8], f32[4]) parameter(0)\n"
+            f"  ROOT g = f32[8] get-tuple-element(a), index={_BIG}"
+        ),
+        ["memory", "{}"],
+        codes=(3,),
+        where="4:",
+        says=("MAX_INT_DIGITS",),
+    ),
+    Family(
+        "5,000-digit output_to_operand_aliasing",
+        _module(
+            "  a = f32[8] parameter(0)\n  ROOT c = f32[8] custom-call(a), "
+            f'custom_call_target="x", output_to_operand_aliasing={{{{}}: ({_BIG}, {{}})}}'
+        ),
+        ["inspect", "{}", "-f", "json"],
+        codes=(3,),
+        where="4:",
+    ),
+    Family(
+        "5,000-digit input_output_alias in the header",
+        _module(
+            "  ROOT a = f32[8] parameter(0)",
+            f"HloModule m, input_output_alias={{ {{}}: ({_BIG}, {{}}, may-alias) }}",
+        ),
+        ["memory", "{}"],
+        codes=(3,),
+        where="1:",
+    ),
+    Family(
+        "5,000-digit padding= in indexing",
+        _module(
+            "  a = f32[8] parameter(0)\n  z = f32[] constant(0)\n"
+            f"  ROOT p = f32[10] pad(a, z), padding={_BIG}_1"
+        ),
+        ["indexing", "{}", "-i", "p"],
+        codes=(3,),
+        where="5:",
+    ),
+    Family(
+        "memory --at with 5,000 digits",
+        _module("  ROOT a = f32[8] parameter(0)"),
+        ["memory", "{}", "--at", _BIG],
+        codes=(2,),
+        says=("MAX_INT_DIGITS",),
+    ),
+    Family(
+        "layout of f32[5,000 nines] (the plain layout path)",
+        "",
+        ["layout", f"f32[{_BIG}]"],
+        codes=(3,),
+        says=("MAX_INT_DIGITS",),
+    ),
+    # --- the buffer-assignment reader beside a dump (issue 28) ------------------------------
+    *(
+        Family(
+            f"buffer assignment: {label}",
+            _module("  ROOT a = f32[8] parameter(0)"),
+            [command, "{}"],
+            codes=(3,),
+            where=where,
+            in_file="dump-buffer-assignment.txt",
+            beside=(("dump-buffer-assignment.txt", f"BufferAssignment:\n{line}\n"),),
+        )
+        for label, line, where in (
+            ("size 1.2.3KiB", "allocation 0: size 1.2.3KiB, parameter 0:", "2:20"),
+            ("size .KiB", "allocation 0: size .KiB, parameter 0:", "2:20"),
+            ("size of 400 digits in KiB", f"allocation 0: size {'9' * 400}KiB:", "2:20"),
+            ("size of 5,000 digits", f"allocation 0: size {_BIG}:", "2:20"),
+            ("color of 5,000 digits", f"allocation 0: size 32, color {_BIG}:", "2:30"),
+            (
+                "value shape with a 5,000-digit dimension",
+                "allocation 0: size 32, parameter 0:\n"
+                f" value: <0 a @0> (size=32,offset=0): f32[{_BIG}]{{0}}",
+                "3:42",
+            ),
+            (
+                "value shape cut short",
+                "allocation 0: size 32, parameter 0:\n value: <0 a @0> (size=32,offset=0): f32[8",
+                "3:",
+            ),
+        )
+        for command in ("memory", "inspect")
+    ),
+    Family(
+        "buffer assignment: size 3EiB",
+        _module("  ROOT a = f32[8] parameter(0)"),
+        ["memory", "{}", "-f", "json"],
+        codes=(0,),
+        beside=(("dump-buffer-assignment.txt", "BufferAssignment:\nallocation 0: size 3EiB:\n"),),
+    ),
     # --- call graphs (issue 28) -------------------------------------------------------------
     Family(
         "call cycle through a while body",
@@ -462,6 +560,8 @@ def run_family(family: Family, workdir: Path) -> dict:
     text = family.text() if callable(family.text) else family.text
     path = workdir / "dump.hlo"
     path.write_bytes(text.encode("utf-8"))
+    for name, side in family.beside:
+        (workdir / name).write_text(side, encoding="utf-8")
     args = [a.replace("{}", str(path)) for a in family.args]
     command = [sys.executable, "-c", _CHILD, json.dumps([args, list(family.says)])]
     if family.stdin:
@@ -484,11 +584,14 @@ def problems(family: Family, got: dict) -> list[str]:
     if got["hwm_mb"] > family.max_mb:
         out.append(f"{got['hwm_mb']} MB > {family.max_mb} MB")
     stderr = got["stderr"]
+    path = got["path"]
+    if family.in_file is not None:
+        path = str(Path(path).with_name(family.in_file))
     if got["code"] == 3:
-        if not stderr.startswith((got["path"], "error:")):
+        if not stderr.startswith((path, "error:")):
             out.append(f"message without a location: {stderr[:120]!r}")
-        if family.where is not None and not stderr.startswith(f"{got['path']}:{family.where}"):
-            out.append(f"expected {family.where}, got {stderr[: len(got['path']) + 20]!r}")
+        if family.where is not None and not stderr.startswith(f"{path}:{family.where}"):
+            out.append(f"expected {family.where}, got {stderr[: len(path) + 20]!r}")
         out += [f"message lacks {s!r}" for s in got["missing"]]
     return out
 

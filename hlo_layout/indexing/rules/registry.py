@@ -16,6 +16,7 @@ from typing import Any
 
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.indexing.operand import InstructionIndexing
+from hlo_layout.limits import LimitExceeded
 from hlo_layout.syntax.attrs import int_list, int_value
 from hlo_layout.syntax.shape import UNBOUNDED, ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Attribute, Computation, Instruction, Module, Operand
@@ -183,6 +184,8 @@ def output_to_input(ctx: OpContext, output_id: int = 0) -> InstructionIndexing:
         if rule.check_ranks:
             check_ranks(result, ctx.output_shape(output_id).rank, ctx.operand_rank)
         return result
+    except LimitExceeded:
+        raise  # input past a limit is refused by every command, not read as unknown
     except (Unsupported, HloLayoutError) as e:
         return InstructionIndexing.unknown(ctx.num_operands, f"{ctx.opcode} '{ctx.name}': {e}")
 
@@ -202,6 +205,8 @@ def input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
         if rule.check_ranks:
             check_ranks(result, ctx.operand_rank(input_id), lambda j: ctx.output_shape(j).rank)
         return result
+    except LimitExceeded:
+        raise
     except (Unsupported, HloLayoutError) as e:
         return InstructionIndexing.unknown(ctx.num_outputs, f"{ctx.opcode} '{ctx.name}': {e}")
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hlo_layout.printable import printable
+
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -114,9 +116,13 @@ class HloSyntaxError(HloLayoutError):
         """The offending line and a caret under the column (long lines are windowed)."""
         if self.span is None:
             return ""
-        # Tabs, form feeds and vertical tabs take one column each, as the caret counts them.
-        text = self.span.source.line_text(self.span.start).translate(_ONE_COLUMN)
+        # Tabs, form feeds and vertical tabs take one column each, as the caret counts them;
+        # other control characters are shown escaped (`printable`), the caret moved with them.
+        line = self.span.source.line_text(self.span.start).translate(_ONE_COLUMN)
         col = self.column - 1
+        text = printable(line)
+        if len(text) != len(line):
+            col = len(printable(line[:col]))
         if len(text) > max_width:
             lo = max(0, col - max_width // 2)
             prefix = "…" if lo > 0 else ""

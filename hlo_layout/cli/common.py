@@ -102,31 +102,27 @@ def _ascii_only() -> bool:
     return encoding not in ("utf8", "utf16", "utf32", "utf8sig")
 
 
-def write_output_file(path: Path, text: str | None) -> None:
-    """Write a report file, creating missing parent folders; an unwritable path is a usage
-    error (exit 2) with a message. With `text` None, only check that it can be written."""
+def write_output_file(path: Path, text: str | None) -> int:
+    """Write an output file (`cli/output.py`: whole, never replacing a device or a FIFO) and
+    return the bytes written; an unwritable path is a usage error (exit 2) with a message. With
+    `text` None, only check that it can be written."""
+    from hlo_layout.cli.output import OutputError
+    from hlo_layout.cli.output import write_output_file as write
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_dir():
-            raise IsADirectoryError(21, "is a directory")
-        if text is None:
-            with path.open("a", encoding="utf-8"):
-                pass
-        else:
-            path.write_text(text, encoding="utf-8")
-    except OSError as e:
-        stderr_console().print(
-            f"error: cannot write {path}: {e.strerror or e}", markup=False, highlight=False
-        )
+        return write(path, text)
+    except OutputError as e:
+        report_error(e)
         raise typer.Exit(EXIT_USAGE) from None
 
 
 def stderr_console() -> Any:
     """Bound to the current sys.stderr at each call (test runners swap it). Rich is imported
     here, not with this module: a JSON command that prints no error never loads it."""
+    from hlo_layout.cli.output import message_stream
     from hlo_layout.report.console import make_console
 
-    return make_console(sys.stderr, soft_wrap=True)
+    return make_console(message_stream(), soft_wrap=True)
 
 
 def stdout_console() -> Any:
@@ -186,7 +182,9 @@ def report_error(error: HloLayoutError) -> None:
 
 def report_internal(error: BaseException, command: str) -> None:
     if os.environ.get("HLO_LAYOUT_DEBUG"):
-        traceback.print_exception(error)
+        from hlo_layout.cli.output import message_stream
+
+        traceback.print_exception(error, file=message_stream())
     from hlo_layout.report.errors_view import render_internal_error
 
     render_internal_error(stderr_console(), error, command)
@@ -194,10 +192,14 @@ def report_internal(error: BaseException, command: str) -> None:
 
 @contextlib.contextmanager
 def guard(command: str) -> Iterator[None]:
-    """Input errors → message + exit 3; anything unexpected → 'this is a bug' + exit 4."""
+    """Input errors → message + exit 3; a bad option value or an output that cannot be written
+    → message + exit 2 (`cli/output.py`); anything unexpected → 'this is a bug' + exit 4."""
+    from hlo_layout.cli.output import guarded_stdout
+
     tolerate_any_encoding()
     try:
-        yield
+        with guarded_stdout():
+            yield
     except (typer.Exit, typer.Abort, SystemExit, typer.TyperException, _CLICK_ERROR):
         raise  # exits and usage errors (exit 2) are Typer's to report
     except BrokenPipeError:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -24,6 +21,7 @@ from hlo_layout.cli.common import (
     progress,
     report_error,
     stderr_console,
+    write_output_file,
 )
 from hlo_layout.layout.buffer_assignment import (
     BufferAssignment,
@@ -42,31 +40,6 @@ OutputOpt = Annotated[
 ]
 
 
-def _write(path: Path, text: str) -> None:
-    """Write the page whole or not at all (a temporary file renamed over the target)."""
-    if str(path) == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".hlo-layout-", suffix=".html", dir=directory)
-    except OSError as e:
-        stderr_console().print(f"error: cannot write {path}: {e.strerror or e}")
-        raise typer.Exit(EXIT_USAGE) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a report is shared like any file
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        stderr_console().print(f"error: cannot write {path}: {e.strerror or e}")
-        raise typer.Exit(EXIT_USAGE) from None
-
-
 def write_html_report(
     entries: list[tuple[str, Module, BufferAssignment | None]],
     output: Path,
@@ -79,11 +52,11 @@ def write_html_report(
     from hlo_layout.report.html import build_report, render_html
 
     data = build_report(entries, top=top, progress=progress)
-    _write(output, render_html(data))
+    written = write_output_file(output, render_html(data))
     for note in data["notes"]:
         stderr_console().print(f"note: {note}", markup=False, highlight=False)
     if str(output) != "-":
-        stderr_console().print(f"wrote {output} ({file_size(output):,} bytes)")
+        stderr_console().print(f"wrote {output} ({written:,} bytes)")
 
 
 @app.command()

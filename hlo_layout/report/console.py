@@ -11,7 +11,9 @@ ends cut cells with `…`, crops lines at the console width and wraps piped outp
 - text wraps at spaces only (a word longer than the width stays whole), and nothing is cropped;
 - `Padding` indents without filling lines to the width (no trailing blanks);
 - piped (stdout not a terminal and no `COLUMNS`), the width is unbounded: one greppable line per
-  row, never wrapped at 80 columns.
+  row, never wrapped at 80 columns;
+- control characters in what it prints (an ESC in an op_name, the bytes of a file name that is
+  not UTF-8) are escaped (`hlo_layout.printable`), whatever view printed them.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from rich.segment import Segment
 from rich.table import Column, Table
 from rich.text import Text
 
+from hlo_layout.printable import UNSAFE, printable
 from hlo_layout.report.theme import THEME
 
 #: The width of piped output: wide enough that no real row wraps, small enough to be harmless
@@ -79,16 +82,55 @@ class HloConsole(Console):
                 renderable, highlight=options.highlight, markup=options.markup
             )
         if isinstance(renderable, Text):
-            renderable = _WholeWords(renderable)
+            renderable = _WholeWords(printable_text(renderable))
         elif isinstance(renderable, Table) and not isinstance(renderable, _Laid):
             renderable = FittedTable(renderable)
         elif isinstance(renderable, Padding):
             renderable = _Indent(renderable)
-        return super().render(renderable, options)
+        return _printable(super().render(renderable, options))
 
     def print(self, *objects: Any, crop: bool = False, **kwargs: Any) -> None:
         """As Rich's, but lines longer than the width (one unbreakable token) are not cropped."""
         super().print(*objects, crop=crop, **kwargs)
+
+
+def printable_text(text: Text) -> Text:
+    """`text` with its UNSAFE characters escaped (`printable`), each escape in the style of the
+    character it stands for; `text` itself when it has none. Done before a table measures its
+    cells, so an escaped cell is as wide as it is drawn."""
+    plain = text.plain
+    if UNSAFE.search(plain) is None:
+        return text
+    cuts = sorted({k for m in UNSAFE.finditer(plain) for k in (m.start(), m.end())})
+    out = text.blank_copy()
+    for piece in text.divide(cuts):
+        if UNSAFE.fullmatch(piece.plain) is None:
+            out.append_text(piece)
+            continue
+        escaped = Text(printable(piece.plain), style=piece.style)
+        for span in piece.spans:  # the piece is one character: its spans cover all of it
+            escaped.stylize(span.style)
+        out.append_text(escaped)
+    return out
+
+
+def _printable_cell(cell: Any) -> Any:
+    if isinstance(cell, str):
+        return printable(cell)
+    if isinstance(cell, Text):
+        return printable_text(cell)
+    return cell
+
+
+def _printable(segments: Iterable[Segment]) -> Iterator[Segment]:
+    """Segments with input text escaped for the terminal (`printable`), whatever renderable
+    made them: an ESC in an op_name or a file name is shown as `\\x1b`, never sent. Rich's own
+    control segments (cursor moves of a progress bar) pass as they are."""
+    search = UNSAFE.search
+    for segment in segments:
+        if segment.control is None and search(segment.text) is not None:
+            segment = Segment(printable(segment.text), segment.style)
+        yield segment
 
 
 class _WholeWords:
@@ -231,6 +273,10 @@ class FittedTable:
 
     def __init__(self, table: Table) -> None:
         self.table = table
+        for column in table.columns:  # escaped before they are measured (`printable_text`)
+            cells = column._cells
+            if any(isinstance(c, str | Text) for c in cells):
+                column._cells = [_printable_cell(c) for c in cells]
 
     def _cells(self, console: Console, column: Column) -> list[Text | RenderableType]:
         return [console.render_str(c) if isinstance(c, str) else c for c in column.cells]

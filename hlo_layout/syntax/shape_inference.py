@@ -392,24 +392,57 @@ def _callee(instruction: Instruction, key: str) -> str:
     return names[0]
 
 
+DotDims = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def dot_dimensions(instruction: Instruction) -> DotDims:
+    """(lhs batch, lhs contracting, rhs batch, rhs contracting) dimension numbers of a dot."""
+
+    def dims(key: str) -> tuple[int, ...]:
+        attr = instruction.attr(key)
+        return A.int_list(attr) if attr is not None else ()
+
+    return (
+        dims("lhs_batch_dims"),
+        dims("lhs_contracting_dims"),
+        dims("rhs_batch_dims"),
+        dims("rhs_contracting_dims"),
+    )
+
+
+def dot_dimensions_problem(numbers: DotDims, lhs_rank: int, rhs_rank: int) -> str | None:
+    """Why a dot's dimension numbers do not fit its operands' ranks, or None
+    (ShapeInference::ValidateDotDimensionNumbers: every number in range and none repeated on
+    a side, as many batch dimensions on both sides, as many contracting ones)."""
+    lb, lc, rb, rc = numbers
+    for side, rank, batch, contracting in (("lhs", lhs_rank, lb, lc), ("rhs", rhs_rank, rb, rc)):
+        both = (*batch, *contracting)
+        wrong = next((d for d in both if not 0 <= d < rank), None)
+        if wrong is not None:
+            return f"{side} dimension number {wrong} is out of range (the {side} has rank {rank})"
+        if len(set(both)) != len(both):
+            return f"a {side} dimension number is repeated in the dot's dimension numbers"
+    if len(lb) != len(rb):
+        return "the lhs and the rhs have different numbers of batch dimensions"
+    if len(lc) != len(rc):
+        return "the lhs and the rhs have different numbers of contracting dimensions"
+    return None
+
+
 def _dot(instruction: Instruction, operands: list[Shape | None]) -> Shape:
     """ShapeInference::InferDotOpShape: batch dims, then lhs free dims, then rhs free dims."""
     if len(operands) < 2:
         raise _CannotInfer("needs two operands")
     lhs = _array(operands[0], "lhs")
     rhs = _array(operands[1], "rhs")
-
-    def dims(key: str) -> tuple[int, ...]:
-        attr = instruction.attr(key)
-        return A.int_list(attr) if attr is not None else ()
-
-    lb, lc = dims("lhs_batch_dims"), dims("lhs_contracting_dims")
-    rb, rc = dims("rhs_batch_dims"), dims("rhs_contracting_dims")
+    numbers = dot_dimensions(instruction)
+    problem = dot_dimensions_problem(numbers, lhs.rank, rhs.rank)
+    if problem is not None:
+        raise _CannotInfer(problem)
+    lb, lc, rb, rc = numbers
     out = [lhs.dims[d] for d in lb]
     out += [lhs.dims[d] for d in range(lhs.rank) if d not in lb and d not in lc]
     out += [rhs.dims[d] for d in range(rhs.rank) if d not in rb and d not in rc]
-    if any(d >= lhs.rank for d in (*lb, *lc)) or any(d >= rhs.rank for d in (*rb, *rc)):
-        raise _CannotInfer("a dimension number is out of range")
     return _fresh(_higher_precision(lhs.element_type, rhs.element_type), tuple(out))
 
 

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 from hlo_layout.errors import HloSemanticError, Span
 from hlo_layout.syntax.index import call_cycle, walk_calls
-from hlo_layout.syntax.tree import Computation, Module
+from hlo_layout.syntax.shape import ArrayShape, BufferShape, TupleShape
+from hlo_layout.syntax.shape_inference import dot_dimensions, dot_dimensions_problem
+from hlo_layout.syntax.tree import Computation, Module, Operand
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +39,8 @@ class Problem:
 
 def computation_problems(computation: Computation) -> list[Problem]:
     """The rules one computation breaks on its own (duplicate instruction names, undefined
-    operands); the streamed reader runs this on each computation as it is read."""
+    operands, dot dimension numbers that do not fit); the streamed reader runs this on each
+    computation as it is read."""
     by_name = computation._by_name
     instructions = computation.instructions
     # Fast path (every parse runs this): names unique when the index holds them all, operands
@@ -47,7 +50,7 @@ def computation_problems(computation: Computation) -> list[Problem]:
         computation.synthetic
         or not {o.name for i in instructions for o in i.operands}.difference(by_name)
     ):
-        return []
+        return _dot_problems(computation)
     problems: list[Problem] = []
     seen: set[str] = set()
     for instruction in instructions:
@@ -75,7 +78,53 @@ def computation_problems(computation: Computation) -> list[Problem]:
                             instruction.span,
                         )
                     )
+    problems.extend(_dot_problems(computation))
     return problems
+
+
+def _dot_problems(computation: Computation) -> list[Problem]:
+    """Dots whose dimension numbers do not fit their operands (HloVerifier's HandleDot, by
+    ShapeInference::ValidateDotDimensionNumbers): every analysis indexes dims by them."""
+    problems = []
+    for instruction in computation.instructions:
+        if instruction.opcode != "dot" or len(instruction.operands) < 2:
+            continue
+        ranks = [_rank(computation, operand) for operand in instruction.operands[:2]]
+        if None in ranks:
+            continue  # an operand that is not an array, or undefined: said elsewhere
+        try:
+            numbers = dot_dimensions(instruction)
+        except HloSemanticError as e:
+            problem: str | None = e.message
+        else:
+            problem = dot_dimensions_problem(numbers, *ranks)  # type: ignore[arg-type]
+        if problem is not None:
+            problems.append(
+                Problem(
+                    f"dot '{instruction.name}': {problem}",
+                    computation.name,
+                    instruction.name,
+                    instruction.span,
+                )
+            )
+    return problems
+
+
+def _rank(computation: Computation, operand: Operand) -> int | None:
+    """The rank of an operand's array shape (its inline shape, or its producer's element)."""
+    shape = operand.shape
+    if shape is None:
+        producer = computation.resolve(operand)
+        if producer is None:
+            return None
+        shape = producer.shape
+        if operand.index is not None:
+            if not isinstance(shape, TupleShape) or operand.index >= len(shape.elements):
+                return None
+            shape = shape.elements[operand.index]
+    if isinstance(shape, BufferShape):
+        shape = shape.element
+    return shape.rank if isinstance(shape, ArrayShape) else None
 
 
 class ModuleVerifier:

@@ -492,6 +492,29 @@ FAMILIES: tuple[Family, ...] = (
         codes=(0,),
         beside=(("dump-buffer-assignment.txt", "BufferAssignment:\nallocation 0: size 3EiB:\n"),),
     ),
+    # --- dot dimension numbers out of range (issue 28): the verifier, for every command -----
+    *(
+        Family(
+            f"dot with {which} dims out of range, {command}",
+            _module(
+                "  a = f32[4,8] parameter(0)\n  b = f32[8,16] parameter(1)\n"
+                f"  ROOT d = f32[4,16] dot(a, b), {attributes}"
+            ),
+            [command, "{}", *extra],
+            codes=(3,),
+            where="5:3",
+            says=("out of range",),
+        )
+        for which, attributes in (
+            ("contracting", "lhs_contracting_dims={5}, rhs_contracting_dims={0}"),
+            (
+                "batch",
+                "lhs_batch_dims={7}, rhs_batch_dims={0}, lhs_contracting_dims={1}, "
+                "rhs_contracting_dims={1}",
+            ),
+        )
+        for command, extra in (("indexing", ["-i", "d"]), ("inspect", []), ("memory", []))
+    ),
     # --- call graphs (issue 28) -------------------------------------------------------------
     Family(
         "call cycle through a while body",

@@ -20,7 +20,7 @@ from hlo_layout.cli.common import (
     stdout_console,
 )
 from hlo_layout.report.indexing_model import IndexingTargetError, indexing_json, indexing_report
-from hlo_layout.syntax.parse import parse_file_modules
+from hlo_layout.syntax.parse import read_dump_modules
 
 
 class DirectionChoice(str, enum.Enum):
@@ -82,7 +82,7 @@ def indexing(
     (expressions, inclusive ranges, constraints); see the README for the keys.
     """
     with guard("indexing"):
-        modules = [(str(dump), m) for m in parse_file_modules(dump)]
+        modules = [(str(dump), m) for m in read_dump_modules(dump)]
         try:
             report = indexing_report(
                 modules,

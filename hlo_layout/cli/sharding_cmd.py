@@ -20,7 +20,7 @@ from hlo_layout.cli.common import (
     stdout_console,
 )
 from hlo_layout.report.sharding_model import sharding_json, sharding_report
-from hlo_layout.syntax.parse import parse_file_modules
+from hlo_layout.syntax.parse import read_dump_modules
 
 InstructionOpt = Annotated[
     str | None,
@@ -63,7 +63,7 @@ def sharding(
     with guard("sharding"):
         reports = [
             sharding_report(m, str(dump), instruction=instruction, partitioned=partitioned)
-            for m in parse_file_modules(dump)
+            for m in read_dump_modules(dump)
         ]
         if instruction is not None:
             reports = [r for r in reports if r.values]

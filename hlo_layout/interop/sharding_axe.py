@@ -40,6 +40,7 @@ from hlo_layout.errors import HloLayoutError
 from hlo_layout.interop.axe import MEMORY, AxeLayout, Iter
 from hlo_layout.interop.cute import cute_layout, flatten, is_tuple
 from hlo_layout.interop.errors import InteropError
+from hlo_layout.layout.errors import LayoutError
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.limits import LimitExceeded
 from hlo_layout.strides import delinearize, row_major_strides
@@ -436,9 +437,9 @@ def shard_array(
     memory: list[list[Iter]] | None
     try:
         memory, padded = _memory_iters(shard)
-    except InteropError as e:
+    except (InteropError, LayoutError) as e:  # LayoutError: `?` dims, `T(*)` tiles
         memory, padded = None, ()
-        note = f"the shard layout has no shape:stride form: {e.message}"
+        note = f"the shard layout has no shape:stride form: {e}"
     if sharding.text is not None and sharding.kind not in (NAMED, UNPARSED):
         note = f"a mesh sharding: {tile_form(sharding)}" + (f"; {note}" if note else "")
     if sharding.kind == TILED:

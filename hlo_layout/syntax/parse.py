@@ -13,12 +13,12 @@ import gc
 import gzip
 import io
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from hlo_layout import limits
-from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError, Source
+from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError, Source, Span
 from hlo_layout.syntax.fragments import check_literal as check_literal  # re-exported
 from hlo_layout.syntax.fragments import lark_items as lark_items  # re-exported
 from hlo_layout.syntax.fragments import lark_parse
@@ -146,12 +146,68 @@ def read_text(path: str | Path) -> str:
             data = gzip.decompress(data)
         except (OSError, EOFError) as e:
             raise HloInputError(f"{p}: broken gzip data ({e})") from None
-    if b"\x00" in data[:65536]:
-        raise HloInputError(f"{p}: binary data, not HLO text")
+    elif p.suffix == ".gz":
+        raise HloInputError(f"{p}: not gzip data (a .gz file starts with the bytes 1f 8b)")
+    check_head(data[:HEAD_BYTES], source_name(p))
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise HloInputError(f"{p}: not UTF-8 text (byte {e.start})") from None
+        return data.decode("utf-8-sig")  # a UTF-8 byte-order mark is not text
+    except UnicodeDecodeError:
+        raise undecodable(source_name(p), data.split(b"\n")) from None
+
+
+#: The bytes of a file `check_head` looks at before reading it as text.
+HEAD_BYTES = 65536
+
+
+def check_head(head: bytes, name: str) -> None:
+    """Refuse, before decoding, a file that is not UTF-8 text: UTF-16 (with a byte-order mark,
+    or every other byte NUL) or binary data (a NUL byte), at the place where it shows."""
+    encoding = None
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding = "UTF-16" + ("LE" if head[:1] == b"\xff" else "BE")
+        why = "it starts with a UTF-16 byte-order mark"
+    elif len(head) >= 8 and head[1:64:2].count(0) * 4 >= len(head[1:64:2]) * 3:
+        encoding, why = "UTF-16LE", "every other byte is NUL"
+    elif len(head) >= 8 and head[0:64:2].count(0) * 4 >= len(head[0:64:2]) * 3:
+        encoding, why = "UTF-16BE", "every other byte is NUL"
+    if encoding is not None:  # shown with its first line, read as what it is
+        first = head.decode(encoding, "replace").lstrip("\ufeff").split("\n", 1)[0]
+        source = Source(first.rstrip("\r"), name)
+        raise HloSyntaxError(
+            f"the file is {encoding} text ({why}); hlo-layout reads UTF-8: convert it, e.g. "
+            f"iconv -f {encoding} -t UTF-8",
+            Span(0, 1, source),
+        )
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        line = head.count(b"\n", 0, nul)
+        start = head.rfind(b"\n", 0, nul) + 1
+        end = head.find(b"\n", nul)
+        text = head[start : end if end >= 0 else len(head)].decode("utf-8", "replace")
+        column = len(head[start:nul].decode("utf-8", "replace"))
+        source = Source(text, name, first_line=line + 1)
+        raise HloSyntaxError(
+            "a NUL byte: binary data, not HLO text", Span(column, column + 1, source)
+        )
+
+
+def undecodable(name: str, lines: Iterable[bytes]) -> HloSyntaxError:
+    """The error for the first byte of `lines` (a file split at `\\n`, whose bytes never
+    occur inside a UTF-8 character) that is not UTF-8, at its line and column."""
+    number = 1
+    for raw in lines:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            text = raw.rstrip(b"\n").decode("utf-8", "replace")
+            column = len(raw[: e.start].decode("utf-8"))
+            source = Source(text, name, first_line=number)
+            return HloSyntaxError(
+                f"not UTF-8 text: byte 0x{raw[e.start]:02x} ({e.reason})",
+                Span(column, column + 1, source),
+            )
+        number += 1
+    return HloSyntaxError("not UTF-8 text", None)
 
 
 def file_size(path: str | Path) -> int:
@@ -188,6 +244,15 @@ def source_name(path: str | Path) -> str:
 def parse_file(path: str | Path, *, engine: str = "auto", verify: bool = True) -> Module:
     """`parse` on a file's text (plain or gzip; `-` reads standard input)."""
     return parse(read_text(path), source_name(path), engine=engine, verify=verify)
+
+
+def read_dump_modules(path: str | Path) -> tuple[Module, ...]:
+    """`parse_file_modules` for a command: a file without any module, computation or
+    instruction (empty, comments only) is refused as every command refuses it."""
+    modules = parse_file_modules(path)
+    if not modules:
+        raise HloInputError(f"{source_name(path)}: no HLO module, computation or instruction")
+    return modules
 
 
 def parse_file_modules(

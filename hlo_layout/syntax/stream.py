@@ -21,7 +21,15 @@ from typing import IO
 
 from hlo_layout.errors import HloLayoutError, Span
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
-from hlo_layout.syntax.parse import HloInputError, open_binary, parse_modules, text_size
+from hlo_layout.syntax.parse import (
+    HloInputError,
+    check_head,
+    open_binary,
+    parse_modules,
+    source_name,
+    text_size,
+    undecodable,
+)
 from hlo_layout.syntax.tree import Attribute, Computation, Module, Section
 
 
@@ -41,6 +49,12 @@ class ModuleHeader:
 StreamItem = ModuleHeader | Section | Computation
 
 
+def _open_bytes(path: Path) -> IO[bytes]:
+    raw: IO[bytes] = open_binary(path)
+    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+    return gzip.GzipFile(fileobj=raw) if head == b"\x1f\x8b" else raw  # type: ignore[return-value]
+
+
 def _open(path: Path) -> IO[str]:
     """The file as text lines (gzip or plain), with the checks `read_text` makes up front."""
     raw: IO[bytes] = open_binary(path)
@@ -52,10 +66,12 @@ def _open(path: Path) -> IO[str]:
         except (OSError, EOFError) as e:
             raw.close()
             raise HloInputError(f"{path}: broken gzip data ({e})") from None
-    if b"\x00" in head:
+    try:
+        check_head(head, source_name(path))
+    except HloLayoutError:
         raw.close()
-        raise HloInputError(f"{path}: binary data, not HLO text")
-    return io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        raise
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
 
 
 def _opens_computation(stripped: str) -> bool:
@@ -215,8 +231,9 @@ def stream_items(
                     yield from inline_names(module.computations)
             if report is not None:
                 report(total, total)  # the blank and comment lines between chunks too
-        except UnicodeDecodeError as e:
-            raise HloInputError(f"{path}: not UTF-8 text ({e.reason})") from None
+        except UnicodeDecodeError:
+            with _open_bytes(path) as again:  # read again, a line at a time, to say where
+                raise undecodable(source_name(path), again) from None
         except (OSError, EOFError) as e:  # a truncated or corrupt .gz, met while reading
             raise HloInputError(f"{path}: broken gzip data ({e})") from None
 

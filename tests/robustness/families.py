@@ -55,7 +55,7 @@ class Family:
     `stdin` (when set) is fed to the command instead."""
 
     name: str
-    text: str | Callable[[], str]
+    text: str | bytes | Callable[[], str | bytes]
     args: list[str]
     codes: tuple[int, ...] = (0, 3)
     max_seconds: float = 2.0
@@ -69,6 +69,8 @@ class Family:
     beside: tuple[tuple[str, str], ...] = field(default=())
     #: The side file `where` is in (by name), when the error is there rather than in the dump.
     in_file: str | None = None
+    #: The dump's file name.
+    file_name: str = "dump.hlo"
 
 
 _BIG = "9" * 5000
@@ -147,6 +149,10 @@ _CALL_CYCLE = (
     "b {\n  p = f32[4] parameter(0)\n  ROOT w = f32[4] while(p), condition=cond, body=a\n}\n"
     "ENTRY main {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] call(p), to_apply=a\n}\n"
 )
+
+
+_TEXT = "HloModule m\nENTRY e {\n  ROOT p = f32[8] parameter(0)\n}\n"
+_ENCODED = _TEXT.encode()
 
 
 def _comment_lines() -> str:
@@ -515,6 +521,70 @@ FAMILIES: tuple[Family, ...] = (
         )
         for command, extra in (("indexing", ["-i", "d"]), ("inspect", []), ("memory", []))
     ),
+    # --- encodings and empty input (issue 28): every command the same, with a place ---------
+    *(
+        Family(
+            f"{label}, {' '.join(args[:1] + args[2:])}",
+            data,
+            [args[0], "{}", *args[2:]],
+            codes=(3,),
+            where=where,
+            says=(says,),
+        )
+        for label, data, where, says in (
+            ("invalid UTF-8", _ENCODED.replace(b"ROOT p", b"ROOT p\xff"), "3:9", "not UTF-8"),
+            ("a NUL byte", _ENCODED.replace(b"ROOT p", b"ROOT \x00p"), "3:8", "NUL"),
+            ("UTF-16 with a BOM", _TEXT.encode("utf-16"), "1:1", "UTF-16LE"),
+            ("UTF-16LE without a BOM", _TEXT.encode("utf-16-le"), "1:1", "UTF-16LE"),
+            ("UTF-16BE without a BOM", _TEXT.encode("utf-16-be"), "1:1", "UTF-16BE"),
+            (
+                "invalid UTF-8 after CR-only lines",
+                _ENCODED.replace(b"\n", b"\r").replace(b"ROOT p", b"ROOT p\xff"),
+                "3:9",
+                "not UTF-8",
+            ),
+        )
+        for args in (
+            ["inspect", "{}"],
+            ["inspect", "{}", "-f", "json", "--stream"],
+            ["sharding", "{}"],
+            ["memory", "{}"],
+        )
+    ),
+    Family(
+        "a UTF-8 byte-order mark is not text",
+        b"\xef\xbb\xbf" + _ENCODED,
+        ["inspect", "{}"],
+        codes=(0,),
+    ),
+    Family(
+        "a .gz file that is not gzip",
+        _TEXT,
+        ["inspect", "{}"],
+        codes=(3,),
+        says=("not gzip",),
+        file_name="dump.hlo.gz",
+    ),
+    *(
+        Family(
+            f"{label}, {args[0]}",
+            text,
+            [args[0], "{}", *args[1:]],
+            codes=(3,),
+            says=("no HLO module",),
+        )
+        for label, text in (("an empty file", ""), ("a comment-only file", "// nothing\n\n"))
+        for args in (["sharding"], ["indexing", "--computation", "e"], ["inspect"])
+    ),
+    Family(
+        "`?` dims and `T(*)` tiles on values that are not sharded, sharding",
+        _module(
+            "  a = f32[?,8] parameter(0)\n  b = f32[8,32]{1,0:T(*,8)} parameter(1)\n"
+            "  ROOT n = f32[8] parameter(2), sharding={replicated}"
+        ),
+        ["sharding", "{}"],
+        codes=(0,),
+    ),
     # --- call graphs (issue 28) -------------------------------------------------------------
     Family(
         "call cycle through a while body",
@@ -581,8 +651,8 @@ def run_family(family: Family, workdir: Path) -> dict:
     """Run one family in a child process; returns {"code", "seconds", "hwm_mb", "stderr",
     "path"}."""
     text = family.text() if callable(family.text) else family.text
-    path = workdir / "dump.hlo"
-    path.write_bytes(text.encode("utf-8"))
+    path = workdir / family.file_name
+    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
     for name, side in family.beside:
         (workdir / name).write_text(side, encoding="utf-8")
     args = [a.replace("{}", str(path)) for a in family.args]

@@ -181,13 +181,14 @@ def report_error(error: HloLayoutError) -> None:
 
 
 def report_internal(error: BaseException, command: str) -> None:
-    if os.environ.get("HLO_LAYOUT_DEBUG"):
+    debug = bool(os.environ.get("HLO_LAYOUT_DEBUG"))
+    if debug:
         from hlo_layout.cli.output import message_stream
 
         traceback.print_exception(error, file=message_stream())
     from hlo_layout.report.errors_view import render_internal_error
 
-    render_internal_error(stderr_console(), error, command)
+    render_internal_error(stderr_console(), error, command, traceback_shown=debug)
 
 
 @contextlib.contextmanager

@@ -7,7 +7,6 @@ from rich.text import Text
 
 from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError
 
-REPORT_URL = "https://github.com/hlo-layout/hlo-layout/issues"
 #: Columns of the offending line shown: all of a line up to this long when piped (the window of
 #: `HloSyntaxError.context`), at least this many on the narrowest terminal.
 _PIPED_WINDOW = 160
@@ -43,16 +42,24 @@ def render_error(console: Console, error: HloLayoutError) -> None:
         console.print(Text("  note: " + note, style="hlo.muted"))
 
 
-def render_internal_error(console: Console, error: BaseException, command: str) -> None:
-    """An exception we did not expect: say it is our bug and how to report it."""
+def render_internal_error(
+    console: Console, error: BaseException, command: str, *, traceback_shown: bool = False
+) -> None:
+    """An exception we did not expect: say it is our bug and how to report it (there is no
+    issue tracker to name: the traceback and the command are what a maintainer needs)."""
     console.print(
         Text.assemble(
             ("internal error: ", "hlo.error"),
             f"{type(error).__name__}: {error}",
         )
     )
+    how = (
+        "send the traceback above"
+        if traceback_shown
+        else f"run it again with HLO_LAYOUT_DEBUG=1 (`HLO_LAYOUT_DEBUG=1 hlo-layout {command} "
+        "...`), which prints the traceback, and send that traceback"
+    )
     console.print(
-        "This is a bug in hlo-layout, not in your input. Please report it at "
-        f"{REPORT_URL} with the command (`hlo-layout {command} ...`), this message and, if you "
-        "can, the input file. Set HLO_LAYOUT_DEBUG=1 to see the traceback."
+        f"This is a bug in hlo-layout, not in your input. To report it, {how}, the command and, "
+        "if you can share it, the input file to the maintainers of hlo-layout."
     )

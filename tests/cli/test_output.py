@@ -141,3 +141,32 @@ def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
     (tmp_path / page).read_bytes().decode("utf-8")
     done = _run(["inspect", str(tmp_path / name)], cwd=tmp_path)
     assert done.returncode == 0 and b"\\xff.hlo" in done.stdout
+
+
+@pytest.mark.parametrize("debug", ["", "1"])
+def test_an_internal_error_says_how_to_report_it_truly(
+    dump: Path, monkeypatch: pytest.MonkeyPatch, debug: str
+) -> None:
+    """No made-up address: the traceback (HLO_LAYOUT_DEBUG=1), the command and the input."""
+    from typer.testing import CliRunner
+
+    from hlo_layout.cli import app
+    from hlo_layout.report import sharding_model
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(sharding_model, "sharding_report", broken)
+    monkeypatch.setattr("hlo_layout.cli.sharding_cmd.sharding_report", broken)
+    env = {"HLO_LAYOUT_DEBUG": debug} if debug else {}
+    if not debug:
+        monkeypatch.delenv("HLO_LAYOUT_DEBUG", raising=False)
+    result = CliRunner().invoke(app, ["sharding", str(dump)], env=env)
+    assert result.exit_code == 4
+    assert "internal error: KeyError: 'a bug'" in result.stderr
+    assert "http" not in result.stderr
+    if debug:
+        assert "Traceback" in result.stderr and "send the traceback above" in result.stderr
+    else:
+        assert "HLO_LAYOUT_DEBUG=1 hlo-layout sharding" in result.stderr
+    assert "the maintainers of hlo-layout" in " ".join(result.stderr.split())

@@ -50,6 +50,12 @@ AxeOpt = Annotated[
 GridOpt = Annotated[
     bool, typer.Option("--grid", help="Draw a small 1-D or 2-D shape's memory order as a grid.")
 ]
+FullOpt = Annotated[
+    bool,
+    typer.Option(
+        "--full", help="Draw every column of a --grid (it fits the terminal, or 80 columns)."
+    ),
+]
 
 
 def _index(text: str | None) -> tuple[int, ...] | None:
@@ -92,6 +98,7 @@ def layout(
     grid: GridOpt = False,
     cute: CuteOpt = False,
     axe: AxeOpt = False,
+    full: FullOpt = False,
     output_format: FormatOpt = OutputFormat.text,
 ) -> None:
     """Explain shapes: dims, element bits, minor_to_major, tiles, the physical (tiled) shape,
@@ -122,7 +129,7 @@ def layout(
             for n, item in enumerate(items):  # one at a time: a long batch streams
                 if n:
                     console.print()
-                console.print(render_layouts([item]))
+                console.print(render_layouts([item], full=full))
         failed = sum(item.error is not None for item in items)
         if failed:
             stderr_console().print(f"error: {failed} of {len(items)} shapes could not be explained")

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hlo_layout.layout.tiling import Grid
+from hlo_layout.report.console import PIPED_WIDTH
 from hlo_layout.report.layout_model import ArrayLayout, ShapeLayout
 from hlo_layout.report.units import expansion
 from hlo_layout.units import format_bytes_exact
@@ -26,47 +27,77 @@ def _bytes(n: int | None) -> str:
     return "?" if n is None else format_bytes_exact(n)
 
 
-def render_grid(grid: Grid, max_width: int | None = None) -> Text:
-    """Each cell is its offset in the buffer; a new background (and a `│`/`─` rule) starts each
-    first-level tile; padding cells are dimmed and marked `·`. Columns that do not fit in
-    `max_width` characters are cropped (and the footnote says so)."""
+#: Width a grid fits when the output has none (piped): a picture, not a greppable table.
+GRID_WIDTH_PIPED = 80
+#: The cell standing for the columns left out of a grid that does not fit.
+_ELIDED = "…"
+
+
+def grid_columns(columns: int, cell: int, max_width: int | None) -> tuple[int, int]:
+    """(first, last): a grid of `columns` cells of `cell` characters (plus a rule between)
+    shows its first `first` and last `last` columns, with one marker cell between when any are
+    left out, so that it fits `max_width` (all of them without a width)."""
+    fits = columns if max_width is None else max(1, (max_width + 1) // (cell + 1))
+    if fits >= columns:
+        return columns, 0
+    kept = max(1, fits - 1)  # one cell for the marker
+    first = max(1, (kept * 2 + 2) // 3)
+    return first, kept - first
+
+
+def render_grid(grid: Grid, max_width: int | None = None) -> tuple[Text, Text]:
+    """The grid and its footnote. Each cell is its offset in the buffer; a new background (and a
+    `│`/`─` rule) starts each first-level tile; padding cells are dimmed and marked `·`. Columns
+    that do not fit in `max_width` characters are left out in the middle, a `…` column in their
+    place (the footnote says which); None shows them all, each row on one line."""
     width = max((len(str(c.offset)) for row in grid.cells for c in row), default=1) + 1
-    shown = grid.columns
-    if max_width is not None:
-        shown = max(1, min(grid.columns, (max_width + 1) // (width + 1)))
-    out = Text()
+    first, last = grid_columns(grid.columns, width, max_width)
+    out = Text(no_wrap=True, overflow="ignore")
     previous = None
     for full_row in grid.cells:
-        row = full_row[:shown]
+        row = list(full_row[:first]) + (list(full_row[-last:]) if last else [])
+        cells = len(row) + (first < grid.columns)
         if previous is not None and any(a.tile != b.tile for a, b in zip(row, previous)):
-            out.append("─" * ((width + 1) * len(row) - 1) + "\n", style="hlo.muted")
+            out.append("─" * ((width + 1) * cells - 1) + "\n", style="hlo.muted")
         for j, cell in enumerate(row):
+            if j == first:  # the columns left out
+                out.append(" " + _ELIDED.center(width), style="hlo.muted")
             if j:
                 sep = "│" if cell.tile != row[j - 1].tile else " "
                 out.append(sep, style="hlo.muted")
             label = ("·" if cell.padding else "") + str(cell.offset)
             style = "hlo.pad" if cell.padding else f"hlo.tile{cell.tile % _TILE_STYLES}"
             out.append(label.rjust(width), style=style)
+        if first < grid.columns and not last:
+            out.append(" " + _ELIDED.center(width), style="hlo.muted")
         out.append("\n")
         previous = row
+    out.rstrip()
     note = (
         f"{grid.logical_rows}×{grid.logical_columns} array shown as {grid.rows}×{grid.columns} "
         "(whole first-level tiles); numbers are offsets in elements; ·N = padding slot N"
     )
-    if shown < grid.columns:
-        note += f"; columns {shown}–{grid.columns - 1} cropped to fit the width"
-    out.append(note, style="hlo.muted")
-    return out
+    if first < grid.columns:
+        note += (
+            f"; columns {first}–{grid.columns - last - 1} left out ({_ELIDED}) to fit the width "
+            "(--full shows them)"
+        )
+    return out, Text(note, style="hlo.muted")
 
 
 class GridView:
-    """`render_grid` at whatever width the console offers (Rich's render protocol)."""
+    """`render_grid` at whatever width the console offers (Rich's render protocol): the
+    terminal's, or GRID_WIDTH_PIPED when piped; every column with `full`."""
 
-    def __init__(self, grid: Grid) -> None:
+    def __init__(self, grid: Grid, *, full: bool = False) -> None:
         self.grid = grid
+        self.full = full
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield render_grid(self.grid, options.max_width)
+        width = options.max_width
+        if console.width >= PIPED_WIDTH:  # piped: no terminal to fit
+            width = min(width, GRID_WIDTH_PIPED)
+        yield from render_grid(self.grid, None if self.full else width)
 
 
 def _array(a: ArrayLayout) -> Table:
@@ -130,7 +161,7 @@ def _array(a: ArrayLayout) -> Table:
 
 
 @group()
-def _item(item: ShapeLayout) -> Iterator[RenderableType]:
+def _item(item: ShapeLayout, full: bool) -> Iterator[RenderableType]:
     if item.error is not None:
         yield Text.assemble((item.text, "bold"), "  ", ("error: ", "hlo.error"), item.error)
         return
@@ -153,17 +184,18 @@ def _item(item: ShapeLayout) -> Iterator[RenderableType]:
                           (0, 0, 0, 2))  # fmt: skip
         yield Padding(_array(a), (0, 0, 0, 2 if single else 4))
         if a.grid is not None:
-            yield Padding(GridView(a.grid), (1, 0, 0, 2))
+            yield Padding(GridView(a.grid, full=full), (1, 0, 0, 2))
 
 
-def render_layouts(items: list[ShapeLayout]) -> RenderableType:
-    """Every explained shape, in input order, separated by blank lines."""
+def render_layouts(items: list[ShapeLayout], *, full: bool = False) -> RenderableType:
+    """Every explained shape, in input order, separated by blank lines; a grid fits the width
+    (GridView) unless `full`."""
 
     @group()
     def _all() -> Iterator[RenderableType]:
         for n, item in enumerate(items):
             if n:
                 yield Text("")
-            yield _item(item)
+            yield _item(item, full)
 
     return _all()

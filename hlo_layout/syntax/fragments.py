@@ -72,8 +72,40 @@ def _expected_names(expected: Any) -> tuple[str, ...]:
     return tuple(sorted(names))[:8]
 
 
-def _convert(error: UnexpectedInput, source: Source, offset: int = 0) -> HloSyntaxError:
-    """One Lark exception → HloSyntaxError with a span into `source`."""
+def _convert(
+    error: UnexpectedInput, source: Source, offset: int = 0, *, dump: bool = True
+) -> HloSyntaxError:
+    """One Lark exception → HloSyntaxError with a span into `source`; at the end of a `dump`
+    cut short (not a shape or a value parsed alone), an error that says so (`_cut_short`)."""
+    converted = _converted(error, source, offset)
+    return _cut_short(converted) if dump else converted
+
+
+def _cut_short(error: HloSyntaxError) -> HloSyntaxError:
+    """A file cut mid-line (a dump still being written, a `head -c`) fails on its last line,
+    often at a token the cut left half-written (`"tuple_sh`): say the input ends inside an
+    instruction, at its end. At the very end of a text that ends with a line break, the cut
+    fell between lines: the input ends inside a computation."""
+    span = error.span
+    if span is None:
+        return error
+    text = span.source.text
+    end = len(text)
+    on_last_line = "\n" not in text[span.start :] and "\r" not in text[span.start :]
+    if on_last_line and text and text[-1] not in "\n\r}":
+        where, why = "an instruction", error.message
+    elif span.start >= len(text.rstrip()) and error.message == "unexpected end of input":
+        where, why = "a computation", "no closing '}'"
+    else:
+        return error
+    return HloSyntaxError(
+        f"the input ends inside {where} (truncated?): {why}",
+        Span(end, end, span.source),
+        error.expected,
+    )
+
+
+def _converted(error: UnexpectedInput, source: Source, offset: int) -> HloSyntaxError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
     if isinstance(error, UnexpectedToken):
@@ -162,7 +194,7 @@ def lark_parse(
         transformer.text = text  # raw values are cut from the parsed piece, not the whole source
         return parse_transformed(text, start, transformer)
     except UnexpectedInput as e:
-        raise _convert(e, source, offset) from None
+        raise _convert(e, source, offset, dump=start == "start") from None
     except VisitError as e:
         if isinstance(e.orig_exc, HloLayoutError):
             raise e.orig_exc from None

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from typer.testing import CliRunner
 
 from hlo_layout.cli import app
@@ -121,3 +122,29 @@ def test_cute_and_axe_flags_match_the_interop_functions() -> None:
         for (_, leaf), got in zip(leaves, arrays):
             assert got["cute"] == cute_string(leaf)
             assert got["axe"] == axe_json(leaf)
+
+
+WIDE = "bf16[7,129]{1,0:T(8,128)(2,1)}"  # 8×256 cells, 1,500 characters a row in full
+
+
+@pytest.mark.parametrize("columns", [None, "40", "80", "120"])
+def test_a_wide_grid_fits_the_width_with_a_marker(columns: str | None) -> None:
+    """On a terminal the grid fits it, piped 80 columns: the middle columns are left out, a `…`
+    column in their place, and the footnote says which (issue 28)."""
+    env = {"COLUMNS": columns} if columns else {}
+    result = runner.invoke(app, ["layout", WIDE, "--grid"], env=env)
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.stdout.splitlines() if line.strip().startswith(("0 ", "1 "))]
+    assert len(rows) == 2
+    for row in rows:
+        assert len(row) <= int(columns or 80)
+        assert "…" in row
+    assert rows[0].split()[0] == "0" and rows[0].split()[-1].endswith("·1278")  # both ends kept
+    assert "left out (…) to fit the width (--full shows them)" in " ".join(result.stdout.split())
+
+
+def test_full_draws_every_column() -> None:
+    result = runner.invoke(app, ["layout", WIDE, "--grid", "--full"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    row = next(line for line in result.stdout.splitlines() if line.strip().startswith("0 "))
+    assert "…" not in row and len(row.split()) == 256

@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 from hlo_layout import __version__
 from hlo_layout.cli import (
     fast_params,
-    help_format,  # noqa: F401  (plain metavars in every help)
+    help_format,  # plain metavars and reflowed paragraphs in every help
 )
 
 #: Command name -> module under `hlo_layout.cli` that defines it, in `--help` order. To add a
@@ -56,7 +56,10 @@ class LazyGroup(TyperGroup):
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         self._load(cmd_name)
-        return super().get_command(ctx, cmd_name)
+        command = super().get_command(ctx, cmd_name)
+        if command is not None and not command.short_help:  # its line in the root help
+            command.short_help = help_format.short_help(command.help)
+        return command
 
     def list_commands(self, ctx: Any) -> list[str]:
         for name in COMMANDS:

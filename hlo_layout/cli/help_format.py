@@ -1,5 +1,6 @@
 """How help prints: option types as ruff and uv do (never Python types), and docstring paragraphs
-reflowed to the terminal (never broken where the source line ended).
+reflowed to the terminal (never broken where the source line ended), in a command's own help
+and in the root help's list of commands (`short_help`).
 
 Imported by `cli/app.py`, so that the root `--help` (which loads no command module) and every
 command's help print alike.
@@ -7,6 +8,7 @@ command's help print alike.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 
@@ -44,6 +46,17 @@ def unwrap_paragraph(paragraph: str) -> str:
     ):
         return paragraph
     return " ".join(line.strip() for line in lines if line.strip())
+
+
+def short_help(help_text: str | None) -> str | None:
+    """A command's line in the root `--help`: its docstring's first paragraph as one line.
+    Typer's command panel takes that paragraph with its source line breaks (rich markup mode
+    keeps them), which printed ragged at any width but the source's; a command given this as
+    its `short_help` reflows like the rest."""
+    if not help_text:
+        return None
+    first = inspect.cleandoc(help_text).split("\n\n", 1)[0]
+    return unwrap_paragraph(first)
 
 
 def _reflowed_paragraphs() -> None:

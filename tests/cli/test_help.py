@@ -112,3 +112,34 @@ def test_help_paragraphs_wrap_at_the_terminal_not_the_source(name: str) -> None:
         text = re.sub(r"\[/?bold\]", "", unwrap_paragraph(paragraph.strip()))
         start = text[:150].rsplit(" ", 1)[0] if len(text) > 150 else text
         assert any(start in line for line in flat), (start, result.stdout)
+
+
+ALL = ["check", "diff", "inspect", "layout", "memory", "indexing", "sharding", "report"]
+
+
+@pytest.mark.parametrize("columns", ["60", "80", "120"])
+def test_help_reflows_at_any_width(columns: str) -> None:
+    """No line break comes from the source: every line of a wrapped description is as full as
+    the next word allows (issue 28: the root help's command list broke where the docstrings'
+    lines ended)."""
+    width = int(columns)
+    for args in [["--help"], *([name, "--help"] for name in ALL)]:
+        out = runner.invoke(app, args, env={"COLUMNS": columns}).stdout
+        lines = out.splitlines()
+        for line, following in zip(lines, lines[1:]):
+            text, after = line.rstrip(" │"), following.rstrip(" │")
+            if not text.strip() or "─" in text or "─" in after:
+                continue
+            start = len(after) - len(after.lstrip(" │"))
+            indent_ok = start > 4 and len(text) > start and text[start - 1] == " "
+            continuing = after[start : start + 1].islower() and indent_ok and text[start] != " "
+            if continuing:  # the next line goes on with this one's column
+                word = after[start:].split(" ", 1)[0]
+                assert len(text) + 1 + len(word) > width - 4, (args, line, following)
+
+
+def test_the_root_help_lists_each_command_on_one_line_when_wide() -> None:
+    out = runner.invoke(app, ["--help"], env={"COLUMNS": "400"}).stdout
+    panel = out[out.index("Commands") :].splitlines()[1:]
+    rows = [line for line in panel if line.startswith("│")]
+    assert [row.split()[1] for row in rows] == ALL  # one line each: nothing continues a row

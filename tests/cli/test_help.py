@@ -3,6 +3,7 @@ default; every check rule in help and in the README."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -126,7 +127,7 @@ def test_help_reflows_at_any_width(columns: str) -> None:
     for args in [["--help"], *([name, "--help"] for name in ALL)]:
         out = runner.invoke(app, args, env={"COLUMNS": columns}).stdout
         lines = out.splitlines()
-        for line, following in zip(lines, lines[1:]):
+        for line, following in itertools.pairwise(lines):
             text, after = line.rstrip(" │"), following.rstrip(" │")
             if not text.strip() or "─" in text or "─" in after:
                 continue

@@ -8,7 +8,7 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -171,6 +171,22 @@ def emit_json(document: Any) -> None:
     """JSON on stdout and nothing else there (progress and errors go to stderr)."""
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=_ascii_only()))
     sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def emit_json_items(head: dict[str, Any], key: str, items: Iterable[Any]) -> None:
+    """`emit_json({**head, key: list(items)})`, the same bytes, written an item at a time: a
+    long list never exists whole, as objects or as text. `key` is the document's last key."""
+    ascii_only = _ascii_only()
+    text = json.dumps({**head, key: []}, indent=2, ensure_ascii=ascii_only)
+    before, after = text.rsplit("[]", 1)
+    write = sys.stdout.write
+    first = True
+    for item in items:
+        write(before + "[\n    " if first else ",\n    ")
+        write(json.dumps(item, indent=2, ensure_ascii=ascii_only).replace("\n", "\n    "))
+        first = False
+    write((before + "[]" if first else "\n  ]") + after + "\n")
     sys.stdout.flush()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from typing import Annotated
 
 import typer
@@ -13,14 +14,14 @@ from hlo_layout.cli.common import (
     EXIT_USAGE,
     FormatOpt,
     OutputFormat,
-    emit_json,
+    emit_json_items,
     guard,
     stderr_console,
     stdout_console,
 )
 from hlo_layout.errors import HloUsageError
 from hlo_layout.limits import read_int
-from hlo_layout.report.layout_model import explain_shape, layout_json
+from hlo_layout.report.layout_model import ShapeLayout, explain_shape, layout_json
 
 ShapeArgs = Annotated[
     list[str],
@@ -119,18 +120,30 @@ def layout(
             )
             raise typer.Exit(EXIT_USAGE)
     with guard("layout"):
-        items = [explain_shape(s, at=index, grid=grid, cute=cute, axe=axe) for s in _inputs(shapes)]
+        # One shape at a time, explained and written: a long batch streams, in the memory of
+        # one shape (a 1 MB batch to JSON held 500 MB as one document).
+        counts = [0, 0]  # shapes, failed
+
+        def explained() -> Iterator[ShapeLayout]:
+            for s in _inputs(shapes):
+                item = explain_shape(s, at=index, grid=grid, cute=cute, axe=axe)
+                counts[0] += 1
+                counts[1] += item.error is not None
+                yield item
+
         if output_format is OutputFormat.json:
-            emit_json({"schema_version": SCHEMA_VERSION, "shapes": [layout_json(i) for i in items]})
+            emit_json_items(
+                {"schema_version": SCHEMA_VERSION}, "shapes", map(layout_json, explained())
+            )
         else:
             from hlo_layout.report.layout_view import render_layouts
 
             console = stdout_console()
-            for n, item in enumerate(items):  # one at a time: a long batch streams
+            for n, item in enumerate(explained()):
                 if n:
                     console.print()
                 console.print(render_layouts([item], full=full))
-        failed = sum(item.error is not None for item in items)
+        total, failed = counts
         if failed:
-            stderr_console().print(f"error: {failed} of {len(items)} shapes could not be explained")
+            stderr_console().print(f"error: {failed} of {total} shapes could not be explained")
             raise typer.Exit(EXIT_INPUT)

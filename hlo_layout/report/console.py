@@ -31,7 +31,8 @@ from rich.containers import Lines
 from rich.measure import Measurement
 from rich.padding import Padding
 from rich.segment import Segment
-from rich.table import Column, Table
+from rich.style import Style
+from rich.table import Column, Row, Table
 from rich.text import Text
 
 from hlo_layout.printable import UNSAFE, printable
@@ -235,6 +236,19 @@ def token_lines(text: Text, width: int) -> list[Text]:
     return out
 
 
+def _one_line(console: Console, cell: Any) -> bool:
+    """Whether a table cell is one line of text drawn the same stacked with others
+    (`FittedTable._one_line_columns`)."""
+    if not isinstance(cell, Text):
+        return False
+    if cell.justify is not None or cell.overflow is not None or cell.no_wrap is not None:
+        return False
+    plain = cell.plain
+    if "\n" in plain or "\t" in plain:
+        return False
+    return not cell.style or console.get_style(cell.style).bgcolor is None
+
+
 class _TokenLines:
     """A cell on its own line: `label value`; only `value` when the label would make it wrap;
     wrapped by `token_lines` when the value alone is too long."""
@@ -273,6 +287,8 @@ class FittedTable:
 
     def __init__(self, table: Table) -> None:
         self.table = table
+        self._one_line: list[list[Text]] | None = None  # `_one_line_cells`, once known
+        self._one_line_known = False
         for column in table.columns:  # escaped before they are measured (`printable_text`)
             cells = column._cells
             if any(isinstance(c, str | Text) for c in cells):
@@ -281,13 +297,47 @@ class FittedTable:
     def _cells(self, console: Console, column: Column) -> list[Text | RenderableType]:
         return [console.render_str(c) if isinstance(c, str) else c for c in column.cells]
 
+    def _one_line_cells(self, console: Console) -> list[list[Text]] | None:
+        """Each column's cells as Texts, when every cell is one line of text whose own style
+        has no background and no row has a style (NOTE: [one row of lines]); else None."""
+        if self._one_line_known:
+            return self._one_line
+        found: list[list[Text]] | None = None
+        t = self.table
+        if len(t.rows) > 1 and not t.row_styles and all(r.style is None for r in t.rows):
+            found = []
+            for column in t.columns:
+                cells = self._cells(console, column)
+                if not all(_one_line(console, cell) for cell in cells):
+                    found = None
+                    break
+                found.append(cells)  # type: ignore[arg-type]
+        self._one_line, self._one_line_known = found, True
+        return found
+
+    def _one_line_columns(self, console: Console) -> list[Text] | None:
+        """Each column's one-line cells stacked into one Text, a line per row.
+
+        NOTE: [one row of lines] Rich draws a table row by row, every cell rendered, padded and
+        aligned on its own: about 1 ms a row, seconds for `inspect --top 100000000`. A table
+        whose cells are each one line is drawn the same when each column's cells are stacked
+        into one cell of as many lines (Rich justifies and pads every line of a cell alike,
+        and a row without lines between is the same as rows without lines between): one cell a
+        column. Only when the table fits as it is (no cell wraps: its lines stay aligned);
+        a cell's own style then covers its text, not the blanks that justify it, which shows
+        only with a background (those tables are drawn row by row). A borderless table is not
+        given to Rich at all (`_plain`)."""
+        cells = self._one_line_cells(console)
+        return None if cells is None else [Text("\n").join(column) for column in cells]
+
     def _measure(self, console: Console, options: ConsoleOptions) -> list[tuple[int, int]]:
         """(minimum, maximum) width of each column's content: the minimum is its longest word
         (or the whole cell in a `no_wrap` column), so wrapping never cuts inside a word."""
         wide = options.update_width(PIPED_WIDTH)
         out = []
-        for column in self.table.columns:
-            cells = self._cells(console, column)
+        stacked = self._one_line_columns(console)
+        for k, column in enumerate(self.table.columns):
+            cells: list[Any] = [stacked[k]] if stacked is not None else self._cells(console, column)
             if self.table.show_header:
                 header = column.header
                 cells.append(console.render_str(header) if isinstance(header, str) else header)
@@ -384,15 +434,121 @@ class FittedTable:
         return _Fit(keep, sorted(moved), widths)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        for part in self._parts(console, options):
-            for line in Segment.split_lines(console.render(part, options)):
+        plain = self._plain(console, options)
+        if plain is not None:
+            parts: Iterable[Iterable[Segment]] = [plain.render(console, end="\n")]
+        else:
+            parts = (console.render(part, options) for part in self._parts(console, options))
+        for segments in parts:
+            for line in Segment.split_lines(segments):
                 yield from _rstrip(line)
                 yield Segment.line()
+
+    def _plain(self, console: Console, options: ConsoleOptions) -> Text | None:
+        """The table as one Text, a line a row, when it is drawn as Rich would draw it without
+        a border (NOTE: [one row of lines]): no box, lines or footer, a left-justified title
+        no wider than the table, no caption, Rich's default padding, columns of free width,
+        one-line cells that fit. None otherwise (then Rich draws it). Tests compare the two
+        on generated tables (tests/report/test_console.py)."""
+        t = self.table
+        if (
+            t.box is not None
+            or t.show_lines
+            or t.show_footer
+            or t.caption
+            or t.collapse_padding
+            or t.padding != (0, 1, 0, 1)
+            or t.width is not None
+            or t.min_width is not None
+            or t.expand
+            or (t.style and console.get_style(t.style))
+            or (t.title and (not isinstance(t.title, str) or t.title_justify != "left"))
+        ):
+            return None
+        columns = t.columns
+        if any(
+            c.width is not None
+            or c.min_width is not None
+            or c.max_width is not None
+            or c.ratio is not None
+            or c.justify not in ("left", "right")
+            for c in columns
+        ):
+            return None
+        cells = self._one_line_cells(console)
+        if cells is None:
+            return None
+        get_style = console.get_style
+        rows = len(t.rows)
+        header: list[Text] = []
+        if t.show_header:
+            for c in columns:
+                h = console.render_str(c.header) if isinstance(c.header, str) else c.header
+                if not _one_line(console, h):
+                    return None
+                header.append(h)  # type: ignore[arg-type]
+        last = len(columns) - 1
+        pads = [
+            (0 if k == 0 and not t.pad_edge else 1, 0 if k == last and not t.pad_edge else 1)
+            for k in range(len(columns))
+        ]
+        widths = [
+            max([x.cell_len for x in cells[k]] + ([header[k].cell_len] if header else []))
+            for k in range(len(columns))
+        ]
+        total = sum(w + left + right for w, (left, right) in zip(widths, pads))
+        if total > options.max_width:
+            return None
+        title = (
+            console.render_str(str(t.title), style=Style.pick_first(t.title_style, "table.title"))
+            if t.title
+            else None
+        )
+        if title is not None and title.cell_len > total:
+            return None
+        out = Text(no_wrap=True, overflow="ignore", end="")
+        lines: list[tuple[Any, list[Text]]] = []
+        if header:
+            head_style = get_style(t.header_style or "")
+            lines.append(([head_style + get_style(c.header_style) for c in columns], header))
+        body_styles = [get_style(c.style or "") for c in columns]
+        lines.extend((body_styles, [cells[k][r] for k in range(len(columns))]) for r in range(rows))
+        if title is not None:
+            out.append_text(title)
+            out.append("\n")
+        for n, (styles, row) in enumerate(lines):
+            if n:
+                out.append("\n")
+            for k, cell in enumerate(row):
+                start = len(out)
+                left, right = pads[k]
+                gap = widths[k] - cell.cell_len
+                if columns[k].justify == "right":
+                    cell = cell.copy()
+                    cell.rstrip()
+                    gap = widths[k] - cell.cell_len
+                    out.append(" " * (left + gap))
+                    out.append_text(cell)
+                    out.append(" " * right)
+                else:
+                    out.append(" " * left)
+                    out.append_text(cell)
+                    out.append(" " * (gap + right))
+                if styles[k]:
+                    out.stylize_before(styles[k], start, len(out))
+        return out
 
     def _parts(self, console: Console, options: ConsoleOptions) -> Iterator[RenderableType]:
         n = len(self.table.columns)
         fit = self._fit(console, options) if n else None
-        if fit is None:
+        stacked = self._one_line_columns(console) if fit is None else None
+        if stacked is not None:  # NOTE: [one row of lines]
+            table = self._copy(range(n), None)
+            for column, cell in zip(table.columns, stacked):
+                column._cells = [cell]
+            table.rows.append(Row())
+            yield table
+        elif fit is None:
             yield self._copy(range(n), None, rows=True)
         elif not fit.moved:
             yield self._copy(fit.keep, fit.widths, rows=True)

@@ -3,10 +3,12 @@ only, piped output unwrapped."""
 
 from __future__ import annotations
 
+import copy
 import io
 import re
 
-from hypothesis import given
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.table import Table
 from rich.text import Text
@@ -91,3 +93,66 @@ def test_brackets_in_a_cell_are_text_not_markup() -> None:
     op_name = "jit(f)/reduce_sum[axes=(0,)]"
     assert op_name in _print(_table([["a", op_name, "1"], ["[bold]x[/bold]", "y", "2"]]), 80)
     assert "[bold]x[/bold]" in _print(_table([["[bold]x[/bold]", "y", "2"]]), 80)
+
+
+_WORDS = st.text(alphabet="abcxyz019 ,:()[]{}/→·-", min_size=0, max_size=14)
+_STYLES = st.sampled_from([None, "bold", "hlo.muted", "hlo.shape", "red"])
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> Table:
+    title = draw(st.sampled_from([None, "", "largest buffers", "a title much longer than most"]))
+    table = Table(
+        title=title,
+        title_justify="left",
+        box=None,
+        pad_edge=draw(st.booleans()),
+        show_header=draw(st.booleans()),
+        title_style=draw(st.sampled_from([None, "bold"])),
+    )
+    columns = draw(st.integers(1, 4))
+    for _ in range(columns):
+        table.add_column(
+            draw(_WORDS),
+            style=draw(_STYLES),
+            justify=draw(st.sampled_from(["left", "right"])),
+            no_wrap=draw(st.booleans()),
+            header_style=draw(_STYLES) or "",
+        )
+    for _ in range(draw(st.integers(2, 6))):
+        cells: list[Text | str] = []
+        for _ in range(columns):
+            text = draw(_WORDS)
+            style = draw(_STYLES)
+            cells.append(Text(text, style=style) if style and draw(st.booleans()) else text)
+        table.add_row(*cells)
+    return table
+
+
+def _drawn(table: Table, width: int, *, rich: bool, monkeypatch: pytest.MonkeyPatch) -> list:
+    """(character, style) of what the console prints; a blank's style is not seen (no
+    background in these tables), so it is left out."""
+    from hlo_layout.report import console as console_module
+
+    with monkeypatch.context() as patch:
+        if rich:
+            patch.setattr(console_module.FittedTable, "_plain", lambda self, c, o: None)
+        console = console_module.HloConsole(
+            file=io.StringIO(), width=width, force_terminal=True, color_system="truecolor",
+            theme=console_module.THEME, highlight=False, markup=False,
+        )  # fmt: skip
+        segments = list(console.render(copy.deepcopy(table)))
+    return [(ch, None if ch == " " else str(s.style or "none")) for s in segments for ch in s.text]
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(table=_tables(), width=st.sampled_from([30, 80, 200]))
+def test_a_borderless_table_is_drawn_as_rich_draws_it(
+    table: Table, width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Law: FittedTable's own drawing of a borderless table (`_plain`, NOTE: [one row of lines])
+    prints the characters Rich prints, each in the style Rich gives it."""
+    ours = _drawn(table, width, rich=False, monkeypatch=monkeypatch)
+    assert ours == _drawn(table, width, rich=True, monkeypatch=monkeypatch)

@@ -151,6 +151,27 @@ _CALL_CYCLE = (
 )
 
 
+def _shapes(count: int) -> str:
+    """`count` shapes, one a line, of every rank to 4, tiled and not (deterministic)."""
+    types = ("f32", "bf16", "s32", "pred", "u8", "f16", "s4")
+    sizes = (1, 2, 3, 7, 8, 16, 33, 128, 129, 256, 512)
+    tiles = ("", ":T(8,128)(2,1)", ":T(8,128)", ":T(4,128)(2,1)S(1)", ":T(256)")
+    lines = []
+    for n in range(count):
+        rank = 1 + n % 4
+        dims = ",".join(str(sizes[(n * 7 + k * 3) % len(sizes)]) for k in range(rank))
+        order = ",".join(str(d) for d in reversed(range(rank)))
+        tile = tiles[n % len(tiles)] if rank >= 2 else ("", ":T(256)")[n % 2]
+        lines.append(f"{types[n % len(types)]}[{dims}]{{{order}{tile}}}")
+    return "\n".join(lines) + "\n"
+
+
+def _llama_dump() -> str:
+    """A 370 KB benchmark model of XLA's (tests/data/corpus/public/models)."""
+    name = "004_xla_bench_llama31_70b_fp8_16x8.hlo.txt"
+    return (ROOT / "tests/data/corpus/public/models" / name).read_text()
+
+
 _TEXT = "HloModule m\nENTRY e {\n  ROOT p = f32[8] parameter(0)\n}\n"
 _ENCODED = _TEXT.encode()
 
@@ -584,6 +605,30 @@ FAMILIES: tuple[Family, ...] = (
         ),
         ["sharding", "{}"],
         codes=(0,),
+    ),
+    # --- rendering of valid input (issue 28): ~1 ms a table row before -------------------
+    Family(
+        "layout - of 5,000 shapes",
+        lambda: _shapes(5000),
+        ["layout", "-"],
+        codes=(0,),
+        stdin=True,
+        max_seconds=5.0,
+    ),
+    Family(
+        "layout -f json - of 1 MB of shapes",
+        lambda: _shapes(40_000),
+        ["layout", "-f", "json", "-"],
+        codes=(0,),
+        stdin=True,
+        max_seconds=15.0,
+    ),
+    Family(
+        "inspect --top 100000000 on a 370 KB dump",
+        _llama_dump,
+        ["inspect", "{}", "--top", "100000000"],
+        codes=(0,),
+        max_seconds=5.0,
     ),
     # --- call graphs (issue 28) -------------------------------------------------------------
     Family(

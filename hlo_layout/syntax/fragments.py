@@ -92,7 +92,8 @@ def _cut_short(error: HloSyntaxError) -> HloSyntaxError:
     text = span.source.text
     end = len(text)
     on_last_line = "\n" not in text[span.start :] and "\r" not in text[span.start :]
-    if on_last_line and text and text[-1] not in "\n\r}":
+    cut = text.rstrip(" \t\f\v")  # blanks after the last line break are no instruction
+    if on_last_line and cut and cut[-1] not in "\n\r}":
         where, why = "an instruction", error.message
     elif span.start >= len(text.rstrip()) and error.message == "unexpected end of input":
         where, why = "a computation", "no closing '}'"

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 CALLS_RE = re.compile(
     r"(?<![A-Za-z0-9_.$+%#\-])(" + "|".join(CALLED_COMPUTATION_KEYS) + r")(?![A-Za-z0-9_.$+\-])"
 )
-_CALLEE_NAME = r"%?(-?[A-Za-z0-9_.$][A-Za-z0-9_.$+]*(?:-(?!>)[A-Za-z0-9_.$+]*)*)"
+_CALLEE_NAME = r"%?(-?[A-Za-z0-9_.$][A-Za-z0-9_.$+\-]*?(?=->|[^A-Za-z0-9_.$+\-]|$))"
 #: What follows a called-computation key in the forms XLA prints: `=%name` or `={%a, %b}`,
 #: then the end of the attribute.
 _CALLEE_VALUE = re.compile(

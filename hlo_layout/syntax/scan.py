@@ -53,8 +53,10 @@ class ScanFallback(Exception):
 
 
 # Mirrors the grammar's WORD for names (no `->`, no leading `#`).
-# Loops unrolled as `a*(?:-(?!>)a*)*`: the grammar's WORD language, half the backtracking work.
-_NAME = r"%?-?[A-Za-z0-9_.$][A-Za-z0-9_.$+]*(?:-(?!>)[A-Za-z0-9_.$+]*)*"
+# The grammar's WORD language: a lazy run of name characters and `-` that stops at `->` or any
+# other character, so `re` keeps no state per character or per `-` (a group repeated per `-`
+# held 860 MB on a 10 MB line of dashes).
+_NAME = r"%?-?[A-Za-z0-9_.$][A-Za-z0-9_.$+\-]*?(?=->|[^A-Za-z0-9_.$+\-]|$)"
 _INSTR_HEAD = re.compile(r"[ \t]*(ROOT[ \t]+)?(" + _NAME + r")[ \t]*=[ \t]*")
 # An array shape with an optional layout that holds no nested braces (P(...) layouts fall back).
 _ARRAY = re.compile(r"[a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\}|<[0-9:][^<>]*>)?")
@@ -446,8 +448,11 @@ _INLINE_COMMENT = re.compile(r'/\*[^,{}()\[\]"/]*?\*/')
 
 
 # The grammar's WORD, made maximal (as the lexer takes it; also no backtracking into a word).
+# The run of name characters and `-` not before `>` is one lazy repeat of a class, stopping at
+# `->` or another character: `re` keeps state for each repeat of a group, and a group
+# repeated per character (or per `-`) cost 2 GB on a 10 MB word.
 _WORD = (
-    r"[%#]?-?[A-Za-z0-9_.$](?:[A-Za-z0-9_.$+]|-(?!>))*(?![A-Za-z0-9_.$+]|-(?!>))"
+    r"[%#]?-?[A-Za-z0-9_.$][A-Za-z0-9_.$+\-]*?(?=->|[^A-Za-z0-9_.$+\-]|$)"
     r"(?:->[A-Za-z0-9_.$+?]+(?![A-Za-z0-9_.$+?]))?"
 )
 _WS = r"[ \t\f\r]"

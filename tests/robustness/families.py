@@ -401,7 +401,30 @@ FAMILIES: tuple[Family, ...] = (
         ["inspect", "{}"],
         codes=(3,),
         max_seconds=20.0,
-        max_mb=600,
+        max_mb=300,
+    ),
+    *(
+        Family(
+            f"ENTRY holding one 10 MB line: {label}",
+            lambda line=line: _module("  ROOT p = f32[8] parameter(0)\n  " + line()),
+            ["inspect", "{}"],
+            codes=(3,),
+            max_seconds=20.0,
+            max_mb=300,
+        )
+        for label, line in (
+            ("one word", lambda: "a" * 10**7),
+            ("a word of 5 million dashes", lambda: "a-" * (5 * 10**6)),
+            ("words", lambda: "a " * (5 * 10**6)),
+        )
+    ),
+    Family(
+        "an attribute value of one 10 MB word",
+        _module("  ROOT p = f32[8] parameter(0), x={" + "a" * 10**7 + "}"),
+        ["inspect", "{}"],
+        codes=(0, 3),
+        max_seconds=20.0,
+        max_mb=300,
     ),
     Family(
         "20 MB of // comment lines through streamed JSON",

@@ -145,6 +145,8 @@ def compose_operand_indexing(first: OperandIndexing, second: OperandIndexing) ->
     """
     if first.is_undefined or second.is_undefined:
         return UNKNOWN
+    if first.map.num_results != second.map.num_dims:  # XLA's scan carry map (rules.collective)
+        return UNKNOWN
     replica_id = first.replica_id
     if second.replica_id is not None:
         if replica_id is not None:

@@ -73,6 +73,7 @@ def parse_modules(
     `report(done, total)` (characters of `text`) hears of the scan's progress, for a bar.
     """
     from hlo_layout.syntax.scan import scan_modules
+    from hlo_layout.syntax.shape_inference import with_xla_shapes
     from hlo_layout.syntax.verify import check
 
     source = Source(text, name, first_line)
@@ -83,6 +84,7 @@ def parse_modules(
                 modules = scan_modules(source, fallback=engine != "scan", report=report)
             if modules is None:
                 modules = lark_parse(text, source)
+            modules = tuple(with_xla_shapes(m) for m in modules)
         if verify:
             for module in modules:
                 check(module)

@@ -16,10 +16,10 @@ raises HloSemanticError at the instruction.
 
 NOTE: [send/recv shapes] `send`, `recv`, `send-done`, `recv-done` and `outfeed` have their shape
 worked out from their operands by XLA's parser, whatever the text says (so do `add-dependency`,
-operand 0's shape, and `after-all`, a token), and a `constant` takes
-its shape from its literal, which drops an array layout's `E(n)` (literal.cc `SetShape`). We keep
-the text's shape on the instruction (it is what the dump shows); `xla_shape` gives XLA's, and
-shape inference uses XLA's for the operands of an instruction whose shape it infers.
+operand 0's shape, and `after-all`, a token), and a `constant` takes its shape from its literal,
+which drops an array layout's `E(n)` (literal.cc `SetShape`). The parser gives the instruction
+XLA's shape (`with_xla_shapes`, run on every module read); the text's stays available as
+`Computation.written_shape(instruction)`. In a dump a compiler wrote the two agree.
 """
 
 from __future__ import annotations
@@ -682,6 +682,55 @@ def xla_shape(instruction: Instruction, operand_shape: Callable[[int], Shape | N
                 shape, layout=dataclasses.replace(shape.layout, element_size_bits=0)
             )
     return instruction.shape
+
+
+def with_xla_shapes(module: Module) -> Module:
+    """`module` with the shape XLA's parser gives every instruction (`xla_shape`) in place of
+    the text's, which each computation keeps (`Computation.written_shape`); `module` itself when
+    they agree, as they do in every dump a compiler wrote."""
+    changed = False
+    computations = []
+    for computation in module.computations:
+        fixed = _xla_shaped(computation)
+        changed |= fixed is not computation
+        computations.append(fixed)
+    return dataclasses.replace(module, computations=tuple(computations)) if changed else module
+
+
+def _xla_shaped(computation: Computation) -> Computation:
+    instructions = computation.instructions
+    shaped = XLA_SHAPED_OPCODES
+    if not any(i.opcode in shaped for i in instructions):
+        return computation
+    now: dict[str, Shape] = {}  # the shapes given so far, for the operands of later ones
+    written: dict[str, Shape] = {}
+    out = list(instructions)
+    for k, instruction in enumerate(instructions):
+        if instruction.opcode not in shaped:
+            continue
+
+        def operand_shape(n: int, instruction: Instruction = instruction) -> Shape | None:
+            if n >= len(instruction.operands):
+                return None
+            operand = instruction.operands[n]
+            producer = computation.get(operand.name)
+            if producer is None:
+                return operand.shape
+            shape = now.get(producer.name, producer.shape)
+            if operand.index is not None:
+                if not isinstance(shape, TupleShape) or operand.index >= len(shape.elements):
+                    return None
+                shape = shape.elements[operand.index]
+            return shape
+
+        shape = xla_shape(instruction, operand_shape)
+        if shape != instruction.shape:
+            now[instruction.name] = shape
+            written[instruction.name] = instruction.shape
+            out[k] = instruction._replace(shape=shape)
+    if not written:
+        return computation
+    return dataclasses.replace(computation, instructions=tuple(out), written_shapes=written)
 
 
 def _recv_data(instruction: Instruction) -> Shape | None:

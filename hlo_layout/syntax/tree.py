@@ -12,7 +12,7 @@ into a synthesized instruction named `x_1`, which has no line in the text and so
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, overload
 
@@ -238,6 +238,9 @@ class Computation:
     attributes: tuple[Attribute, ...] = ()
     synthetic: bool = False
     span: Span | None = field(default=None, compare=False, repr=False)
+    #: The text's shape of each instruction whose `shape` is the one XLA's parser gives it
+    #: instead (`written_shape`); None when there is none.
+    written_shapes: Mapping[str, Shape] | None = field(default=None, compare=False, repr=False)
     _by_name: dict[str, Instruction] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
@@ -261,6 +264,18 @@ class Computation:
 
     def get(self, name: str) -> Instruction | None:
         return self._by_name.get(name.removeprefix("%"))
+
+    def written_shape(self, instruction: Instruction) -> Shape:
+        """The shape the text wrote for `instruction`. Its `shape` is the one XLA's parser
+        builds, which for `send`, `recv`, `send-done`, `recv-done`, `outfeed`, `after-all`,
+        `add-dependency` and `constant` comes from the operands or the literal whatever the
+        text says (NOTE: [send/recv shapes] in syntax/shape_inference.py)."""
+        written = self.written_shapes
+        if written is not None:
+            found = written.get(instruction.name)
+            if found is not None:
+                return found
+        return instruction.shape
 
     @property
     def root(self) -> Instruction | None:

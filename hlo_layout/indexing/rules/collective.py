@@ -10,7 +10,7 @@ from hlo_layout.indexing.expr import dim
 from hlo_layout.indexing.map import IndexingMap
 from hlo_layout.indexing.operand import InstructionIndexing, OperandIndexing
 from hlo_layout.indexing.rules.registry import OpContext, Unsupported, register
-from hlo_layout.indexing.rules.shapes import scalar_map, spread_map
+from hlo_layout.indexing.rules.shapes import scalar_map
 from hlo_layout.syntax.opcodes import CONSTANT, IOTA, PARAMETER
 from hlo_layout.syntax.shape import TupleShape
 
@@ -44,9 +44,11 @@ def _all_gather_output_to_input(ctx: OpContext, output_id: int) -> InstructionIn
 def _scan_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
     """An array output reads the array inputs at the same index and each carry as a scalar.
 
-    The final carry (a scalar output) reads each scalar operand as `() -> ()` and every element
-    of each array input, `()[s0] -> (s0)`. XLA gives `() -> ()` for the array inputs too: a map
-    with no results for a rank-1 operand, which no composition can use.
+    The final carry (a scalar output) gets `() -> ()` for every operand, as XLA gives it
+    (ComputeOutputToInputScanOpIndexing): for an array input that is a map with no results for
+    a rank-1 operand (it reads every element, which a map of a rank-0 domain cannot say), so
+    this rule is exempt from the rank check and a composition through it is unknown
+    (`compose_operand_indexing`).
     """
     carries = ctx.int("num_carries")
     out = ctx.output_shape(output_id)
@@ -59,10 +61,7 @@ def _scan_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing
         raise Unsupported("an array input's shape differs from the output's")
     scalar = scalar_map(out.dims)
     if out.rank == 0:
-        return InstructionIndexing.of(
-            *[spread_map(ctx.operand_shape(k).dims) for k in range(inputs)],
-            *[scalar] * carries,
-        )
+        return InstructionIndexing.of(*[scalar] * ctx.num_operands)
     identity = IndexingMap.identity(out.dims)
     return InstructionIndexing.of(*([identity] * inputs + [scalar] * carries))
 
@@ -73,5 +72,5 @@ def _no_operands(ctx: OpContext, output_id: int) -> InstructionIndexing:
 
 
 register(("all-gather", "all-gather-start"), output_to_input=_all_gather_output_to_input)
-register("scan", output_to_input=_scan_output_to_input)
+register("scan", output_to_input=_scan_output_to_input, check_ranks=False)
 register((CONSTANT, IOTA, PARAMETER), output_to_input=_no_operands)

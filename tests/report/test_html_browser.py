@@ -553,19 +553,24 @@ def test_the_page_makes_no_network_request(tmp_path: Path) -> None:
 
 def screenshots(out: Path) -> None:
     """The README's screenshots (run by hand; see the module docstring)."""
+    out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
+    live = "buffers-live-at-the-peak-step,peak-by-source-line,peak-by-op-name"
     shots = [
-        ("tpu", "report-tpu.png", 1500, ""),
-        ("tpu-padding", "report-padding.png", 1250, "#only=padding-by-tiling-pattern"),
-        ("gpu", "report-gpu-live.png", 1000, "#only=buffers-live-at-the-peak"),
+        (DUMPS["tpu"], "report-tpu.png", 1400, 1500, ""),
+        (FOLDER, "report-folder.png", 1400, 900, "#only=modules"),
+        (DUMPS["gpu"], "report-gpu-live.png", 1400, 1700, f"#only={live}"),
+        (DUMPS["tpu-padding"], "report-padding.png", 1400, 1250, "#only=padding-by-tiling-pattern"),
     ]
+    repo = Path(__file__).resolve().parents[2]
+    os.chdir(repo)  # the pages then name their files from the repository's root
     with tempfile.TemporaryDirectory() as tmp:
-        for kind, name, height, anchor in shots:
-            page, _ = report_page(DUMPS[kind])
-            path = Path(tmp) / f"{kind}.html"
+        for n, (dump, name, width, height, anchor) in enumerate(shots):
+            page, _ = report_page(dump.relative_to(repo))
+            path = Path(tmp) / f"{n}.html"
             path.write_text(page)
             chromium(
-                [f"--screenshot={out / name}", f"--window-size=1280,{height}"],
+                [f"--screenshot={out / name}", f"--window-size={width},{height}"],
                 path.as_uri() + anchor,
             )
 

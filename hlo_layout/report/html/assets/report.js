@@ -838,9 +838,10 @@
     return n >= 1 && n <= inspectModules.length ? n : 1;
   }
   function applyOnly() {
-    // `#only=SECTION-ID` shows the headers and that section alone (for screenshots and links).
+    // `#only=SECTION-ID[,SECTION-ID...]` shows the headers and those sections alone (for
+    // screenshots and links).
     var only = hashOptions().only;
-    if (only) Array.prototype.forEach.call(root.querySelectorAll("section"), function (sec) { sec.hidden = sec.id !== only; });
+    if (only) Array.prototype.forEach.call(root.querySelectorAll("section"), function (sec) { sec.hidden = only.split(",").indexOf(sec.id) < 0; });
   }
 
   function render() {

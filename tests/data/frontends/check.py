@@ -38,7 +38,9 @@ def allocation_sums(assignment_path):
 def main(dirs):
     bad = 0
     for d in dirs:
-        for report in sorted(glob.glob(os.path.join(d, "**", "*-memory-usage-report.txt"), recursive=True)):
+        for report in sorted(
+            glob.glob(os.path.join(d, "**", "*-memory-usage-report.txt"), recursive=True)
+        ):
             stem = report[: -len("-memory-usage-report.txt")]
             reported, summed = totals(report), allocation_sums(stem + "-buffer-assignment.txt")
             if "all" in reported:
@@ -46,8 +48,13 @@ def main(dirs):
             ok = reported == summed
             live = os.path.exists(stem + "-live-range.txt")
             bad += not ok
-            print("ok " if ok else "BAD", os.path.relpath(stem), reported, "" if ok else summed,
-                  "live-range" if live else "no live-range")
+            print(
+                "ok " if ok else "BAD",
+                os.path.relpath(stem),
+                reported,
+                "" if ok else summed,
+                "live-range" if live else "no live-range",
+            )
     return 1 if bad else 0
 
 

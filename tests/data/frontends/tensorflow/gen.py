@@ -23,7 +23,10 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 jobs = {}
-KEEP = re.compile(r"cpu_after_optimizations(\.txt|-buffer-assignment\.txt|-memory-usage-report\.txt|-live-range\.txt)$")
+KEEP = re.compile(
+    r"cpu_after_optimizations(\.txt|-buffer-assignment\.txt|-memory-usage-report\.txt"
+    r"|-live-range\.txt)$"
+)
 
 
 def job(fn):
@@ -110,9 +113,7 @@ def rnn_while_loop():
             h = tf.tanh(xs[i] @ wx + h @ wh)
             return i + 1, h, hs.write(i, h)
 
-        _, h, hs = tf.while_loop(
-            lambda i, h, hs: i < steps, body, (0, tf.zeros((8, 64)), hs)
-        )
+        _, h, hs = tf.while_loop(lambda i, h, hs: i < steps, body, (0, tf.zeros((8, 64)), hs))
         return h, tf.reduce_sum(hs.stack(), 0)
 
     return rnn, [rand(20, 8, 16)]

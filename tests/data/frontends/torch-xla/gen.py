@@ -1,4 +1,4 @@
-"""This folder's torch-xla programs: python gen.py OUT_DIR [name,name] (torch 2.9.0, torch-xla 2.9.0).
+"""This folder's torch-xla programs: python gen.py OUT_DIR [name,name] (torch/torch-xla 2.9.0).
 
 Each program runs in a child process of its own (`gen.py run NAME OUT_DIR`) on PJRT_DEVICE=CPU
 with XLA_FLAGS --xla_dump_to/--xla_dump_hlo_as_text and, but for `mlp_step_plain`, with
@@ -123,7 +123,14 @@ def rnn_while_loop(d):
     def body(i, limit, wh, h, wx, xs):
         one = torch.ones(1, dtype=torch.int32, device=d)
         x = torch.index_select(xs, 0, i).squeeze(0)
-        return i + one, limit.clone(), wh.clone(), torch.tanh(x @ wx + h @ wh), wx.clone(), xs.clone()
+        return (
+            i + one,
+            limit.clone(),
+            wh.clone(),
+            torch.tanh(x @ wx + h @ wh),
+            wx.clone(),
+            xs.clone(),
+        )
 
     def step():
         i0 = torch.tensor([0], dtype=torch.int32).to(d)

@@ -23,6 +23,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from dumptools import clean
+
 S = None  # jax.ShapeDtypeStruct once jax is imported
 pairs = {}
 
@@ -301,7 +304,7 @@ def main(out, only):
             pattern = re.compile(rf"module_\d+\.jit_{jit_name}\.cpu_after_optimizations\.txt$")
             (dump,) = [n for n in set(os.listdir(raw)) - before if pattern.match(n)]
             with open(os.path.join(raw, dump)) as fh:
-                text = re.sub(r'"/[^"\n]*?([A-Za-z0-9_]+\.py)"', r'"\1"', fh.read())  # no paths
+                text = clean(fh.read())
             path = os.path.join(out, dump)
             with open(path, "w") as fh:
                 fh.write(text)

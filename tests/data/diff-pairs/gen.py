@@ -19,6 +19,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from dumptools import checked_totals, clean  # noqa: E402
+
 BASE = os.path.join(HERE, "mlp.py")
 
 # pair -> (old line, new line) of mlp.py (None: the same source both sides), then how each
@@ -133,12 +136,11 @@ def compile_side(prog, out, platform, renumber):
         r"|-live-range\.txt)$|target_arguments\.txt$"
     )
     for n in new:
-        if not keep.search(n):
-            continue
-        with open(os.path.join(raw, n)) as fh:
-            text = re.sub(r'"/[^"\n]*?([A-Za-z0-9_]+\.py)"', r'"\1"', fh.read())  # no paths
-        with open(os.path.join(out, n), "w") as fh:
-            fh.write(text)
+        if keep.search(n):
+            with open(os.path.join(raw, n)) as fh:
+                text = clean(fh.read())
+            with open(os.path.join(out, n), "w") as fh:
+                fh.write(text)
     with open(os.path.join(out, "memory_analysis.json"), "w") as fh:
         json.dump(stats, fh, indent=1, sort_keys=True)
     shutil.rmtree(raw, ignore_errors=True)
@@ -149,19 +151,8 @@ def compiler_totals(side):
     memory space (checked equal to the buffer assignment's allocation sizes summed per colour)
     and the live-range file's peak ("Stack trace breakdown for peak usage")."""
     (report,) = glob.glob(os.path.join(side, "*-memory-usage-report.txt"))
-    (assignment,) = glob.glob(os.path.join(side, "*-buffer-assignment.txt"))
-    with open(report) as fh:
-        spaces = re.findall(r"Memory Space: .*\(color=(\d+)\)\nTotal bytes: (\d+)", fh.read())
-    reported = {int(c): int(b) for c, b in spaces}
-    summed = {}
-    with open(assignment) as fh:
-        for line in fh:
-            a = re.match(r"allocation \d+: size (\d+),", line)
-            if a:
-                c = re.search(r", color (\d+)", line)
-                colour = int(c.group(1)) if c else 0
-                summed[colour] = summed.get(colour, 0) + int(a.group(1))
-    assert reported == summed, (side, reported, summed)
+    reported, ok = checked_totals(report[: -len("-memory-usage-report.txt")])
+    assert ok, (side, reported)
     totals = {"total_bytes": sum(reported.values()), "total_bytes_by_color": reported}
     (live,) = glob.glob(os.path.join(side, "*-live-range.txt"))
     with open(live) as fh:

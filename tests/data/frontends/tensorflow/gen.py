@@ -22,6 +22,9 @@ os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from dumptools import copy_kept  # noqa: E402
+
 jobs = {}
 KEEP = re.compile(
     r"cpu_after_optimizations(\.txt|-buffer-assignment\.txt|-memory-usage-report\.txt"
@@ -203,12 +206,6 @@ def scan_cumulative():
     return f, [rand(30, 128)]
 
 
-def clean(text):
-    """No machine paths: TensorFlow's files from their package folder on, others' file name."""
-    text = re.sub(r'"/[^"\n]*/site-packages/([^"\n]+)"', r'"\1"', text)
-    return re.sub(r'"/[^"\n]*?([A-Za-z0-9_]+\.py)"', r'"\1"', text)
-
-
 for name, mk in jobs.items():
     if only and name not in only:
         continue
@@ -216,14 +213,6 @@ for name, mk in jobs.items():
     before = set(os.listdir(raw))
     fn(*args)
     new = sorted(set(os.listdir(raw)) - before)
-    dst = os.path.join(out, name)
-    shutil.rmtree(dst, ignore_errors=True)
-    os.makedirs(dst)
-    for n in new:
-        if KEEP.search(n):
-            with open(os.path.join(raw, n)) as fh:
-                text = clean(fh.read())
-            with open(os.path.join(dst, n), "w") as fh:
-                fh.write(text)
+    copy_kept(raw, new, os.path.join(out, name), KEEP)
     print(name, [n for n in new if n.endswith("after_optimizations.txt")])
 shutil.rmtree(raw, ignore_errors=True)

@@ -16,6 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from dumptools import copy_kept
+
 KEEP = re.compile(
     r"cpu_after_optimizations(\.txt|-buffer-assignment\.txt|-memory-usage-report\.txt"
     r"|-live-range\.txt)$"
@@ -33,6 +36,20 @@ def host(*shape, seed=0):
     import torch
 
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+def train_step(model, opt, x, y):
+    """A classifier's training step: cross-entropy, backward, the optimizer's step."""
+    import torch
+
+    def step():
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
 
 
 def mlp():
@@ -55,16 +72,7 @@ def mlp_adam_step(d):
 
     model = mlp().to(d)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x, y = host(64, 32).to(d), (torch.arange(64) % 10).to(d)
-
-    def step():
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    return step
+    return train_step(model, opt, host(64, 32).to(d), (torch.arange(64) % 10).to(d))
 
 
 @job
@@ -92,16 +100,7 @@ def cnn_sgd_step(d):
         nn.Linear(32, 10),
     ).to(d)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    x, y = host(8, 3, 32, 32).to(d), (torch.arange(8) % 10).to(d)
-
-    def step():
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    return step
+    return train_step(model, opt, host(8, 3, 32, 32).to(d), (torch.arange(8) % 10).to(d))
 
 
 @job
@@ -247,12 +246,6 @@ def mixed_dtypes(d):
     return step
 
 
-def clean(text):
-    """No machine paths: torch's files from their package folder on, others' file name."""
-    text = re.sub(r'"/[^"\n]*/site-packages/([^"\n]+)"', r'"\1"', text)
-    return re.sub(r'"/[^"\n]*?([A-Za-z0-9_]+\.py)"', r'"\1"', text)
-
-
 def run(name, out):
     """Child: run one program twice and keep the graphs of the last call that compiled any
     (the second, where an optimizer's state exists by then; else the first: cached)."""
@@ -275,15 +268,7 @@ def run(name, out):
         new = sorted(set(os.listdir(raw)) - before) or new
         if hasattr(step, "check"):
             step.check(result)
-    dst = os.path.join(out, name)
-    shutil.rmtree(dst, ignore_errors=True)
-    os.makedirs(dst)
-    for n in new:
-        if KEEP.search(n):
-            with open(os.path.join(raw, n)) as fh:
-                text = clean(fh.read())
-            with open(os.path.join(dst, n), "w") as fh:
-                fh.write(text)
+    copy_kept(raw, new, os.path.join(out, name), KEEP)
     print(name, [n for n in new if n.endswith("after_optimizations.txt")], flush=True)
     shutil.rmtree(raw, ignore_errors=True)
 

@@ -21,7 +21,7 @@ from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
 from hlo_layout.memory.attribution import Group, Grouping, group_buffers
-from hlo_layout.memory.backend import Backend, BackendChoice, backend_named, detect_backend
+from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
 from hlo_layout.memory.gpu_alias import custom_call_target
 from hlo_layout.memory.live_range import LiveRange
@@ -68,6 +68,9 @@ class LiveBuffer:
     #: The instruction inside the computation the defining instruction runs whose metadata
     #: `op_name` and `source` are (None: its own; memory/metadata.py, NOTE: [attribution]).
     via: str | None = None
+    #: Whether the buffer comes from an argument of the program (an entry parameter or a copy
+    #: of one): no line of the program put it there.
+    argument: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,6 +411,7 @@ def buffer_dict(b: LiveBuffer) -> dict:
         "op_name": b.op_name,
         "source": b.source,
         "via": b.via,
+        "argument": b.argument,
     }
 
 
@@ -463,14 +467,7 @@ def analyze_memory(
     beside our figures (and, on TPU, the labelled source of VMEM), never used to compute ours.
     Raises ValueError for a module with no computation and KeyError for an unknown backend name.
     """
-    if isinstance(backend, BackendChoice):
-        choice = backend
-    elif isinstance(backend, Backend):
-        choice = BackendChoice(backend, "--backend")
-    elif backend is not None:
-        choice = BackendChoice(backend_named(backend), "--backend")
-    else:
-        choice = detect_backend(module, str(file) if file is not None else None)
+    choice = as_choice(backend, module, str(file) if file is not None else None)
     with collector.paused():
         return _analyze(module, choice, buffer_assignment, file)
 
@@ -761,4 +758,5 @@ def _live_buffer(
         found.op_name,
         found.source,
         found.via,
+        found.argument,
     )

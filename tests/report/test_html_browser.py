@@ -142,6 +142,11 @@ def _peak_lists(mem: dict[str, Any], space: int) -> dict[str, Any]:
     return lists
 
 
+def source_key(b: dict[str, Any], mem: dict[str, Any]) -> str:
+    """A buffer's source-line group as `by_source` names it (`memory/attribution.py`)."""
+    return b["source"] or (mem["arguments_group"] if b["argument"] else "(no source line)")
+
+
 def _bytes(e: dict[str, Any]) -> int:
     return int(e["attrs"]["data-bytes"])
 
@@ -221,7 +226,7 @@ def test_numbers_on_the_page_equal_the_json(kind: str, tmp_path: Path) -> None:
         assert _bytes(row) == b["bytes"]
         assert human_bytes(b["bytes"]) in row["text"] and b["shape"] in row["text"]
         assert (b["op_name"] or "(no op_name)") in row["text"]
-        assert (b["source"] or "(no source line)") in row["text"]
+        assert source_key(b, mem) in row["text"]
     (card,) = e.all("buffer-card")
     assert card["attrs"]["data-name"] == expected[0]["name"]
     # The first card is this one (the largest buffers' card follows).
@@ -231,7 +236,7 @@ def test_numbers_on_the_page_equal_the_json(kind: str, tmp_path: Path) -> None:
     op = e.all("card-op-name")[0]
     assert op["text"] == (expected[0]["op_name"] or "(no op_name)")
     source = e.all("card-source")[0]
-    assert source["text"] == (expected[0]["source"] or "(no source line)")
+    assert source["text"] == source_key(expected[0], mem)
     vias = e.all("card-via")
     if expected[0]["via"] is None:
         assert vias == []
@@ -467,6 +472,20 @@ def test_page_without_a_memory_document_says_so(tmp_path: Path) -> None:
     assert e.all("peak-unavailable") and not e.all("peak-total") and not e.all("live-row")
     (notes,) = e.all("notes")
     assert note in notes["text"]
+
+
+def test_page_of_a_module_without_a_peak_says_so(tmp_path: Path) -> None:
+    """A module with no peak analysis (one computation's report) still draws, and says why."""
+    from hlo_layout.layout.module_memory import memory_report
+    from hlo_layout.report.html import report_of
+
+    (d,) = load(DUMPS["gpu"]).dumps
+    report = memory_report(d.module, computation=d.module.computations[0].name)
+    page = render_html(report_of([(d.file, d.module, report)]))
+    e = dom(page, tmp_path)
+    assert e.root.get("data-rendered") == "ok"
+    (notes,) = e.all("notes")
+    assert "no peak-memory analysis" in notes["text"]
 
 
 #: Hosts Chromium itself calls in the background (component updater, clock, accounts) whatever

@@ -14,6 +14,7 @@ from hlo_layout.layout.memory_space import space_label
 from hlo_layout.layout.module_memory import memory_report
 from hlo_layout.layout.size import footprint
 from hlo_layout.layout.tiling import tile_grid
+from hlo_layout.memory.attribution import ARGUMENTS
 from hlo_layout.memory.peak import legend
 from hlo_layout.reader import load
 from hlo_layout.report.html import (
@@ -215,6 +216,7 @@ def test_the_page_gets_the_lists_of_every_spaces_peak_step(dump: Path) -> None:
     doc, _ = memory_document([(file, report)])
     (m,) = doc["modules"]
     assert m["legend"] == legend(True)
+    assert m["arguments_group"] == ARGUMENTS
     assert [s["label"] for s in m["spaces"]] == [
         space_label(s.memory_space, True) for s in ma.spaces
     ]

@@ -11,10 +11,11 @@ embedded in summary form (README "HTML report" lists what is dropped):
 - memory: each module keeps every key of `memory --format json` but `values` (every value's live
   range), replaced by `values_total`; `live_at_peak`, `by_source`, `by_op_name` and the
   compiler's allocations are cut to `top` rows, with `<key>_total`. The page adds: `legend`, the
-  line under the figures; each space's `label` (`S(1) fast (VMEM)`, as the terminal names it);
-  `live_at_peak_space`, the space whose peak step those lists are of; and `space_peaks`, the
-  same lists at the peak step of every other space with buffers live there (the page's space
-  picker).
+  line under the figures; `arguments_group`, the source-line group of the program's arguments
+  (a buffer's `source` cell when it has no line and is an `argument`); each space's `label`
+  (`S(1) fast (VMEM)`, as the terminal names it); `live_at_peak_space`, the space whose peak
+  step those lists are of; and `space_peaks`, the same lists at the peak step of every other
+  space with buffers live there (the page's space picker).
 
 Pure: builds plain dicts, no Rich, no HTML.
 """
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from hlo_layout.layout.memory_space import space_label
 from hlo_layout.layout.module_memory import MemoryReport, memory_report
 from hlo_layout.memory.analysis import SCHEMA_VERSION as MEMORY_SCHEMA_VERSION
+from hlo_layout.memory.attribution import ARGUMENTS
 from hlo_layout.memory.peak import legend
 from hlo_layout.report.html.grids import pattern_picture
 from hlo_layout.report.model import SCHEMA_VERSION, memory_json, module_summary
@@ -36,7 +38,7 @@ from hlo_layout.syntax.tree import Module
 
 if TYPE_CHECKING:
     from hlo_layout.memory import MemoryAnalysis
-    from hlo_layout.reader.load import Dump
+    from hlo_layout.reader.loader import Dump
 
 #: Version of the embedded data's own keys (`schema_version` of the documents inside is theirs).
 REPORT_SCHEMA_VERSION = 1
@@ -241,6 +243,7 @@ def _page_keys(ma: MemoryAnalysis, d: dict[str, Any]) -> None:
     """What the page adds to a module of `memory --format json` (see the module docstring)."""
     tpu = ma.backend == "tpu"
     d["legend"] = legend(tpu)
+    d["arguments_group"] = ARGUMENTS
     for space in d["spaces"]:
         space["label"] = space_label(space["memory_space"], tpu)
     shown = ma.peak_space
@@ -258,7 +261,7 @@ def build_report(
     top: int = DEFAULT_TOP,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """`report_data` for dumps read by `hlo_layout.reader.load`: the inspect overview of each
+    """`report_data` for dumps read by `hlo_layout.reader.loader`: the inspect overview of each
     module and its peak-memory analysis."""
     measured = [
         (

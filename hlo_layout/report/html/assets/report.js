@@ -294,7 +294,7 @@
     if (b.opcode) row("defined by", b.opcode + (b.computation ? " in " + b.computation : ""));
     if (b.op_name !== undefined || b.source !== undefined) {
       row("op_name", h("span", { data: { test: "card-op-name" } }, [b.op_name ? tokens(b.op_name, "mono") : h("span", { class: "muted", text: "(no op_name)" })]), true);
-      row("source", h("span", { data: { test: "card-source" } }, [b.source ? tokens(b.source, "mono") : h("span", { class: "muted", text: "(no source line)" })]), true);
+      row("source", h("span", { data: { test: "card-source" } }, [b.source ? tokens(b.source, "mono") : h("span", { class: "muted", text: sourceKey(b, mem) })]), true);
     }
     if (b.via) {
       row("metadata of", h("span", { data: { test: "card-via" } }, [h("code", { text: b.via }),
@@ -325,7 +325,9 @@
     (mem.space_peaks || []).forEach(function (p) { out.push({ memory_space: p.memory_space, lists: p }); });
     return out.sort(function (a, b) { return a.memory_space - b.memory_space; });
   }
-  function sourceKey(b) { return b.source || "(no source line)"; }
+  // A buffer's source-line group: its line, else the program's arguments' group (named by the
+  // data: `arguments_group`), else none.
+  function sourceKey(b, mem) { return b.source || (b.argument && mem.arguments_group) || "(no source line)"; }
   function opKey(b) { return b.op_name || "(no op_name)"; }
 
   function liveAtPeak(mem, im, charts, container) {
@@ -387,7 +389,7 @@
     }
     function matches(b, words) {
       if (!words.length) return true;
-      var text = [b.name + indexText(b.index), b.shape, opKey(b), sourceKey(b), b.via || "", b.allocation].join("\n").toLowerCase();
+      var text = [b.name + indexText(b.index), b.shape, opKey(b), sourceKey(b, mem), b.via || "", b.allocation].join("\n").toLowerCase();
       return words.every(function (w) { return text.indexOf(w) >= 0; });
     }
     function drawRows() {
@@ -418,7 +420,7 @@
         var op = cutCell(b.op_name || "(no op_name)", "mono tail op" + (b.op_name ? "" : " muted"), opKey(b) + via);
         op.dataset.test = "live-op";
         tr.appendChild(op);
-        var src = cutCell(b.source || "(no source line)", "mono tail source" + (b.source ? "" : " muted"), sourceKey(b) + via);
+        var src = cutCell(sourceKey(b, mem), "mono tail source" + (b.source ? "" : " muted"), sourceKey(b, mem) + via);
         src.dataset.test = "live-source";
         tr.appendChild(src);
         tr.addEventListener("click", function () { select(b, tr); });
@@ -457,7 +459,7 @@
       var where = sp ? " at the peak step of " + spaceLabel(mem, im, sp.memory_space) : "";
       var bySource = section("Peak by source line", "The buffers live" + where + ", summed by the line of the program that made them (source_file:source_line). Click a row to filter the table.");
       bySource.dataset.test = "by-source";
-      bySource.appendChild(groupBars(l.by_source || [], "source", "(no source line)", l.by_source_total, pickGroup));
+      bySource.appendChild(groupBars(l.by_source || [], "source", "(no source line)", l.by_source_total, pickGroup, mem.arguments_group));
       var byOp = section("Peak by op_name", "The same buffers, summed by the operation that made them (metadata op_name). Click a row to filter the table.");
       byOp.dataset.test = "by-op-name";
       byOp.appendChild(groupBars(l.by_op_name || [], "op_name", "(no op_name)", l.by_op_name_total, pickGroup));
@@ -473,11 +475,11 @@
     sec.appendChild(tbl);
     draw();
   }
-  function groupBars(rows, key, none, total, onPick) {
+  function groupBars(rows, key, none, total, onPick, other) {
     if (!rows.length) return h("p", { class: "empty", text: "No buffer." });
     var list = barList(rows, function (r) { return r[key] === null || r[key] === undefined ? none : r[key]; }, function (r) { return r.bytes; },
       function (r) { return h("span", {}, [bytesSpan(r.bytes), " · " + r.values + " buffer" + (r.values === 1 ? "" : "s")]); },
-      { test: "group-" + key, key: key, onPick: onPick, none: none });
+      { test: "group-" + key, key: key, onPick: onPick, muted: [none, other] });
     if (total && total > rows.length) return h("div", {}, [list, h("p", { class: "muted", text: "The largest " + rows.length + " of " + group(total) + " groups are embedded." })]);
     return list;
   }
@@ -491,7 +493,7 @@
       var bar = h("span", { class: "bar " + (opts.cls || "") });
       bar.style.width = Math.max(1, Math.round((valueOf(r) / max) * 80)) + "px";
       var label = labelOf(r);
-      var lc = cutCell(label, "mono tail" + (label === opts.none ? " muted" : ""));
+      var lc = cutCell(label, "mono tail" + ((opts.muted || []).indexOf(label) >= 0 ? " muted" : ""));
       var tr = h("tr", { data: opts.test ? { test: opts.test, key: r[opts.key] === null || r[opts.key] === undefined ? "" : r[opts.key], bytes: valueOf(r) } : null }, [lc, h("td", { class: "num cut" }, [bar, formatter(r)])]);
       if (opts.onPick) {
         tr.className = "pick";

@@ -8,7 +8,8 @@ CPU: OUT_DIR/module_*.jit_<job>.cpu_after_optimizations{,-buffer-assignment,-liv
 -memory-usage-report}.txt and OUT_DIR/memory_analysis.json (jax's compiled.memory_analysis(),
 every integer field, per job). TPU (deviceless ahead-of-time compilation for the topology):
 OUT_DIR/<job>/<job>.after_optimizations.txt, .buffer-assignment.txt, .memory-usage-report.txt,
-.live-range.txt, .target_arguments.txt, and OUT_DIR/memory_analysis.json ({topology, jax, memory_analysis}).
+.live-range.txt, .target_arguments.txt, and OUT_DIR/memory_analysis.json ({topology, jax,
+memory_analysis}).
 Machine paths in metadata are cut to the file name. A run with --only adds to the folder's
 memory_analysis.json.
 """
@@ -31,9 +32,8 @@ raw = tempfile.mkdtemp(prefix="jax012_raw_")
 os.environ.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
 # XLA reads its flags when jax first initializes a backend, so they must be set before that.
 os.environ["XLA_FLAGS"] = (
-    ("" if TPU else "--xla_force_host_platform_device_count=8 ")
-    + f"--xla_dump_to={raw} --xla_dump_hlo_as_text --xla_dump_hlo_pass_re=^$"
-)
+    "" if TPU else "--xla_force_host_platform_device_count=8 "
+) + f"--xla_dump_to={raw} --xla_dump_hlo_as_text --xla_dump_hlo_pass_re=^$"
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -150,9 +150,11 @@ def adam_donate():
 
         out = jax.tree_util.tree_map(upd, params, m, v, g)
         tm = jax.tree_util.tree_map
-        return tm(lambda o: o[0], out, is_leaf=lambda x: isinstance(x, tuple)), tm(
-            lambda o: o[1], out, is_leaf=lambda x: isinstance(x, tuple)
-        ), tm(lambda o: o[2], out, is_leaf=lambda x: isinstance(x, tuple))
+        return (
+            tm(lambda o: o[0], out, is_leaf=lambda x: isinstance(x, tuple)),
+            tm(lambda o: o[1], out, is_leaf=lambda x: isinstance(x, tuple)),
+            tm(lambda o: o[2], out, is_leaf=lambda x: isinstance(x, tuple)),
+        )
 
     p = {"w1": S((256, 512), f32), "b1": S((512,), f32), "w2": S((512, 128), f32)}
     args = [p, p, p, p, S((), f32)]
@@ -230,7 +232,13 @@ def subbyte_fp8():
         return q4, u4, deq @ b, fp.astype(bf), e5
 
     e4 = jnp.float8_e4m3fn
-    return f, [S((128, 256), f32), S((256, 128), f32), S((128, 256), e4), S((256, 128), e4), S((), f32)]
+    return f, [
+        S((128, 256), f32),
+        S((256, 128), f32),
+        S((128, 256), e4),
+        S((256, 128), e4),
+        S((), f32),
+    ]
 
 
 @job
@@ -270,8 +278,8 @@ def scan_layers_train():
             h, _ = lax.scan(layer, x, ws)
             return jnp.mean(jnp.square(h.astype(f32)))
 
-        l, g = jax.value_and_grad(loss)(ws)
-        return l, ws - (0.01 * g).astype(ws.dtype)
+        value, g = jax.value_and_grad(loss)(ws)
+        return value, ws - (0.01 * g).astype(ws.dtype)
 
     args = [S((6, 256, 256), bf), S((64, 256), bf)]
     return f, args, donating(args, (0,))
@@ -289,7 +297,10 @@ def shard_map_collectives():
 
     mesh = Mesh(DEVICES.reshape(-1)[:4], ("x",))
     f = jax.shard_map(
-        step, mesh=mesh, in_specs=(P(None, "x"), P("x")), out_specs=(P(None, "x"), P()),
+        step,
+        mesh=mesh,
+        in_specs=(P(None, "x"), P("x")),
+        out_specs=(P(None, "x"), P()),
         check_vma=False,
     )
     args = [S((128, 512), f32), S((256, 128), f32)]
@@ -337,7 +348,8 @@ def main():
             if not k.startswith("_") and isinstance(getattr(m, k), int)
         }
         pattern = re.compile(rf"(module_\d+\.jit_{re.escape(name)}\.[^.]+)")
-        found = sorted({p.group(1) for n in set(os.listdir(raw)) - before if (p := pattern.match(n))})
+        new = set(os.listdir(raw)) - before
+        found = sorted({p.group(1) for n in new if (p := pattern.match(n))})
         if TPU:
             _keep_tpu(name, found[-1])
         else:
@@ -351,7 +363,8 @@ def main():
     stats = {**old, **stats}
     with open(path, "w") as fh:
         if TPU:
-            json.dump(dict(topology=a.topology, jax=jax.__version__, memory_analysis=stats), fh, indent=1, sort_keys=True)
+            figures = dict(topology=a.topology, jax=jax.__version__, memory_analysis=stats)
+            json.dump(figures, fh, indent=1, sort_keys=True)
         else:
             json.dump(stats, fh, indent=1, sort_keys=True)
     shutil.rmtree(raw, ignore_errors=True)

@@ -139,11 +139,13 @@ class BufferAssigner:
         self.size: list[int] = []
         self.color: list[int] = []
         size, color, sized = self.size, self.color, self._sized
-        offloaded = _offload_computations(df) if backend.offload_tuple else ()
+        offload = backend.offload_tuple
+        offloaded = _offload_computations(df) if offload is not None else frozenset()
         for v in df.values:
             hit = sized(v.shape)
             if offloaded and v.computation.name in offloaded and isinstance(v.shape, TupleShape):
-                hit = (backend.offload_tuple[1], backend.offload_tuple[0])
+                assert offload is not None
+                hit = (offload[1], offload[0])
             size.append(hit[0])
             color.append(hit[1])
         self.buffer_size = [

@@ -371,7 +371,7 @@ def _analyze(
             "the dump is not scheduled (no is_scheduled=true): the text order stands in for the "
             "schedule, so intervals and the peak are estimates"
         )
-    df = DataflowAnalysis(module, be.folded_gte_placement)
+    df = DataflowAnalysis(module, be)
     alias = AliasAnalysis(df)
     lr = LiveRange(df, alias)
     assigner = BufferAssigner(df, alias, lr, be)

@@ -103,6 +103,12 @@ class Backend:
     #: replayed (`bfs`); the latency-hiding scheduler of TPU and GPU is not, each goes right
     #: before its first user (`before_first_user`, an estimate).
     folded_gte_placement: str = "bfs"
+    #: Whether the root value of a computation an async chain wraps starts at the instruction
+    #: binding the chain (its async-start, or the async-update passing the operands) rather
+    #: than at its own step: libtpu's live ranges (jax012-tpu v5e embed_scatter_grad, each
+    #: `slice-start`'s slice). XLA's own HloLiveRange instead moves every start in an async
+    #: context back to the calling computation's start; no CPU or GPU dump here tells.
+    async_root_at_binding: bool = False
 
     def tuple_table_bytes(self, shape: TupleShape) -> int:
         raw = self.pointer_bytes * len(shape.elements)
@@ -131,6 +137,7 @@ TPU = Backend(
     tables_sort_last=True,
     all_reduce_shares=True,
     copy_result_shares=False,
+    async_root_at_binding=True,
     logical_size_spaces=frozenset({2, *range(8, 16)}),
     offload_tuple=(7, 0),
     generation="v4/v5e",

@@ -18,6 +18,7 @@ from collections.abc import Container, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from hlo_layout.memory.backend import CPU, Backend
 from hlo_layout.memory.nesting import run_nested
 from hlo_layout.memory.schedule import scheduled_sequence
 from hlo_layout.syntax.index import calls as call_edges
@@ -199,10 +200,11 @@ _Built = Generator[tuple[Computation, list[ValueSet]], ValueSet, _Building]
 class DataflowAnalysis:
     """Values and value sets of every non-fusion computation reached from the entry."""
 
-    def __init__(self, module: Module, folded_gte_placement: str = "bfs") -> None:
-        """`folded_gte_placement`: where the backend's scheduler put the get-tuple-elements the
-        printer folded (memory/schedule.scheduled_sequence's `model`)."""
+    def __init__(self, module: Module, backend: Backend = CPU) -> None:
+        """`backend`: whose scheduler put the get-tuple-elements the printer folded
+        (Backend.folded_gte_placement) and whose live-range rules LiveRange follows."""
         self.module = module
+        self.backend = backend
         entry = module.entry
         if entry is None:
             raise ValueError("module has no computation")
@@ -225,7 +227,7 @@ class DataflowAnalysis:
         #: those that fold any (`sequence`).
         self.sequences: dict[str, Sequence[Instruction]] = {}
         for c in self.global_computations:
-            seq = scheduled_sequence(c, folded_gte_placement)
+            seq = scheduled_sequence(c, backend.folded_gte_placement)
             if seq is not c.instructions:
                 self.sequences[c.name] = seq
         self.callee_of: dict[str, tuple[Computation, Instruction]] = {}

@@ -160,10 +160,9 @@ class LiveRange:
                 continue
             is_root = roots.get(c.name) is i
             start = span[0] if i.opcode == "parameter" else t
-            if is_root and c.name in self.async_wrapped:
+            if is_root and c.name in self.async_wrapped and df.backend.async_root_at_binding:
                 # The wrapped computation's result is the async chain's: libtpu's live ranges
-                # start it at the instruction binding the chain (jax012-tpu v5e
-                # embed_scatter_grad: each `slice-start`'s slice), not where it is flattened.
+                # start it at the instruction binding the chain (Backend.async_root_at_binding).
                 start = span[1]
             definition_end = span[1] if is_root else t
             ctx = async_context.get(c.name)

@@ -122,8 +122,6 @@ TPU_FOLDERS = (
 TPU_NOT_EXACT = {
     ("tpu-gen2/v5e", "while_two_conds"),
     ("tpu-gen2/v5e", "scan_cond_ys"),
-    ("tpu-gen3/v6e", "sort_cumsum_heavy"),  # 0.9991: 8 KiB of VMEM (tpu-gen3/README.md)
-    ("tpu-gen3/v5p", "cnn_bn_train"),  # 0.99995: 512 B of VMEM
 }
 #: Off by more than 2 %, unexplained (tpu-gen3/README.md), all by VMEM (labelled an estimate):
 #: our peak / jax's, recorded so that a change either way shows. A loss-scaling step's

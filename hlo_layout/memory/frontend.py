@@ -2,13 +2,13 @@
 
 A note about jax's own figures (`compiled.memory_analysis()`) only applies to a jax program;
 TensorFlow (`jit_compile=True`) and torch-xla hand XLA the same kind of module, named and
-annotated their own way (tests/data/frontends/README.md has the table):
+annotated their own way (tests/data/frontends/README.md has a table):
 
-| | jax | TensorFlow | torch-xla |
-|---|---|---|---|
-| module name | `jit_f`, `pmap_f` | `a_inference_f_12__XlaMustCompile_...`, `cluster_...` | `SyncTensorsGraph.N`, `IrToHlo.N` |
-| metadata | `op_name="jit(f)/..."`, `stack_frame_id=` | `op_type="MatMul"`, `op_name="XLA_Args"` | `op_type="aten__mul"` |
-| header | `allow_spmd_sharding_propagation_to_*` | `alias_passthrough_params=true` | |
+- jax: modules `jit_f` (`pmap_f`), metadata `op_name="jit(f)/..."` and `stack_frame_id=`,
+  header `allow_spmd_sharding_propagation_to_*`;
+- TensorFlow: `a_inference_f_12__XlaMustCompile_...` (`cluster_...`), metadata `op_type="MatMul"`
+  and `op_name="XLA_Args"`, header `alias_passthrough_params=true`;
+- torch-xla: `SyncTensorsGraph.N` (`IrToHlo.N`), metadata `op_type="aten__mul"`.
 """
 
 from __future__ import annotations

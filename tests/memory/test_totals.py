@@ -157,3 +157,46 @@ def test_no_step_holds_more_than_the_space_allocates() -> None:
             if series and max(series) > totals.get(color, 0):
                 over.append((_id(assignment), color, max(series), totals.get(color, 0)))
     assert not over
+
+
+TPU_ASSIGNMENTS = sorted(
+    [
+        *DATA.glob("memory/tpu-*/*/*/*.buffer-assignment.txt"),
+        *DATA.glob("memory/tpu-*/*/*.buffer-assignment.txt"),
+        *DATA.glob("memory/jax012-tpu/*/*/*.buffer-assignment.txt"),
+        *CORPUS.glob("libtpu-*/*/*.buffer-assignment.txt"),
+    ]
+)
+
+
+@pytest.mark.parametrize("assignment", TPU_ASSIGNMENTS, ids=_id)
+def test_tpu_value_sizes_equal_the_compilers(assignment: Path) -> None:
+    """Every value libtpu's buffer assignment lists, thread-local ones (reducers' and
+    comparators' scalars: `f32[]` with no layout takes 4096 B, bf16 2048, pred 1024) and
+    SparseCore ones (S(2) and S(8)-S(15) untiled, the offload thread's tuples color 7, size 0)
+    included, has the compiler's size and memory space."""
+    from hlo_layout.memory.assigner import value_color, value_size
+    from hlo_layout.memory.dataflow import subshape
+
+    dump = assignment.with_name(
+        assignment.name.replace(".buffer-assignment.txt", ".after_optimizations.txt")
+    )
+    assigner = assigner_of(dump)
+    ours = {
+        (v.instruction.name, v.index): (assigner.size[v.id], assigner.color[v.id])
+        for v in assigner.df.values
+    }
+    shapes = {i.name: i.shape for c in assigner.df.module.computations for i in c.instructions}
+    checked = 0
+    for a in read_buffer_assignment(assignment).allocations:
+        for v in a.values:
+            got = ours.get((v.instruction, v.index))
+            if got is None and v.instruction in shapes:  # a thread-local value
+                shape = subshape(shapes[v.instruction], v.index)
+                if shape is not None:
+                    got = (value_size(shape, assigner.backend), value_color(shape))
+            if got is None:
+                continue
+            assert got == (v.size, v.color), (v.instruction, v.index)
+            checked += 1
+    assert checked

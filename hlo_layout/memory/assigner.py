@@ -698,8 +698,9 @@ class BufferAssigner:
                 # in VMEM, allocation 1.5 MiB, counted 2.5 MiB; tpu-gen3 embed_scatter_grad on
                 # v6e and v5p, 0.76 and 0.68 of jax's peak with the sharing, exact without):
                 # the trace for its peak is replayed without sharing.
-                peak = msa_trace_peak(
-                    run_heap_simulation(
+                unshared = events
+                if any(e[0] == "share" for e in events.trace):
+                    unshared = run_heap_simulation(
                         ids,
                         ranges,
                         lr.end_time,
@@ -709,7 +710,9 @@ class BufferAssigner:
                         operands_of,
                         _never,
                         views,
-                    ),
+                    )
+                peak = msa_trace_peak(
+                    unshared,
                     alias.buffer_of,
                     self._computation_of,
                     ranges,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hlo_layout.layout.size import array_bytes
@@ -17,6 +17,7 @@ from hlo_layout.memory.backend import Backend
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue, Index, subshape
 from hlo_layout.memory.gpu_alias import CUBLAS_LT_TARGETS, custom_call_target, gpu_may_alias
 from hlo_layout.memory.heap_simulator import (
+    Events,
     choose_best_fit,
     msa_trace_peak,
     peak_of_trace,
@@ -676,17 +677,21 @@ class BufferAssigner:
         for color in sorted(by_color):
             ids = by_color[color]
             buffer_sizes = {n: self.buffer_size[n] for n in set(alias.buffer_of[i] for i in ids)}
-            events = run_heap_simulation(
-                ids,
-                ranges,
-                lr.end_time,
-                self.size,
-                alias.buffer_of,
-                buffer_sizes,
-                operands_of,
-                can_share_msa if color in self.backend.msa_spaces else can_share,
-                views,
-            )
+
+            def simulate(share: Callable[[int, int], bool], ids: list[int] = ids) -> Events:
+                return run_heap_simulation(
+                    ids,
+                    ranges,
+                    lr.end_time,
+                    self.size,
+                    alias.buffer_of,
+                    buffer_sizes,
+                    operands_of,
+                    share,
+                    views,
+                )
+
+            events = simulate(can_share_msa if color in self.backend.msa_spaces else can_share)
             align = (
                 self.backend.alignment if color == 0 or self.backend.name != "tpu" else _VMEM_ALIGN
             )
@@ -698,19 +703,8 @@ class BufferAssigner:
                 # in VMEM, allocation 1.5 MiB, counted 2.5 MiB; tpu-gen3 embed_scatter_grad on
                 # v6e and v5p, 0.76 and 0.68 of jax's peak with the sharing, exact without):
                 # the trace for its peak is replayed without sharing.
-                unshared = events
-                if any(e[0] == "share" for e in events.trace):
-                    unshared = run_heap_simulation(
-                        ids,
-                        ranges,
-                        lr.end_time,
-                        self.size,
-                        alias.buffer_of,
-                        buffer_sizes,
-                        operands_of,
-                        _never,
-                        views,
-                    )
+                shares = any(e[0] == "share" for e in events.trace)
+                unshared = simulate(_never) if shares else events
                 peak = msa_trace_peak(
                     unshared,
                     alias.buffer_of,

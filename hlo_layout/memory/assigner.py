@@ -678,7 +678,11 @@ class BufferAssigner:
             ids = by_color[color]
             buffer_sizes = {n: self.buffer_size[n] for n in set(alias.buffer_of[i] for i in ids)}
 
-            def simulate(share: Callable[[int, int], bool], ids: list[int] = ids) -> Events:
+            def simulate(
+                share: Callable[[int, int], bool],
+                ids: list[int] = ids,
+                buffer_sizes: dict[int, int] = buffer_sizes,
+            ) -> Events:
                 return run_heap_simulation(
                     ids,
                     ranges,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from hlo_layout.reader.sidefiles import buffer_assignment_beside
 from tests.memory.helpers import (
     CORPUS,
     CPU_GENERATED,
@@ -243,8 +244,14 @@ def test_tpu_generation_from_target_arguments(folder: Path, generation: str) -> 
         said = " ".join(ma.notes)
         if (dump.parent / f"{dump.parent.name}.target_arguments.txt").is_file():
             assert f"TPU {generation} from" in said, said
+            assert not ma.backend_assumed
+        elif buffer_assignment_beside(dump) is not None:
+            # the buffer assignment's tuple tables tell v4/v5e from v5p/v6e (not v5p from v6e)
+            assert "tuple tables" in said, said
+            assert ma.backend_assumed == (generation != "v4/v5e")
+            assert (ma.tpu_generation == "v4/v5e") == (generation == "v4/v5e")
         else:
-            assert "TPU generation assumed v4/v5e" in said, said
+            assert ma.backend_assumed and "v4/v5e assumed" in said, said
 
 
 def test_the_generation_changes_the_figures() -> None:
@@ -273,11 +280,16 @@ JAX012_TPU = [
 JAX012_TPU_IDS = [f"{f.name}-{n}" for f, n in JAX012_TPU]
 
 
+def _tpu(folder: Path) -> str:
+    """The backend of a jax012-tpu folder (its twins' names hide target_arguments.txt)."""
+    return f"tpu-{folder.name}"
+
+
 @pytest.mark.parametrize("folder,name", JAX012_TPU, ids=JAX012_TPU_IDS)
 def test_tpu_intervals_equal_libtpus(folder: Path, name: str) -> None:
     """Every value's interval equals libtpu's `*-live-range.txt` where the text gives the
     schedule in full (its get-tuple-elements printed)."""
-    ma = analyze(folder / name / f"{name}.after_optimizations_explicit_gte.txt.gz")
+    ma = analyze(folder / name / f"{name}.after_optimizations_explicit_gte.txt.gz", _tpu(folder))
     ours = Counter(
         (f"{v.name}{{{','.join(map(str, v.index))}}}", v.start, v.end) for v in ma.values
     )
@@ -290,7 +302,7 @@ def test_tpu_folded_gtes_change_no_figure(folder: Path, name: str) -> None:
     """Where the printer folds the get-tuple-elements, the steps we put back for them
     (memory/schedule.py: before their first reader, an estimate of libtpu's latency-hiding
     scheduler) give the figures of the full text: the peak and every space's temp allocation."""
-    full = analyze(folder / name / f"{name}.after_optimizations_explicit_gte.txt.gz")
+    full = analyze(folder / name / f"{name}.after_optimizations_explicit_gte.txt.gz", _tpu(folder))
     compact = analyze(folder / name / f"{name}.after_optimizations.txt")
     assert compact.peak_bytes == full.peak_bytes
     assert {s.memory_space: s.temp_allocation_bytes for s in compact.spaces} == {

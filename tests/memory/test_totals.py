@@ -20,14 +20,12 @@ from pathlib import Path
 import pytest
 
 from hlo_layout.layout.buffer_assignment import read_buffer_assignment
-from hlo_layout.memory import analyze_memory
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
-from hlo_layout.memory.backend import Backend, detect_backend
 from hlo_layout.memory.dataflow import DataflowAnalysis
 from hlo_layout.memory.live_range import LiveRange
-from hlo_layout.syntax import parse_file
-from tests.memory.helpers import CORPUS, DATA
+from hlo_layout.reader import load
+from tests.memory.helpers import CORPUS, DATA, analyze
 
 ASSIGNMENTS = sorted(
     [
@@ -42,9 +40,10 @@ _TOTAL = re.compile(r"color=(\d+)\)\s*\nTotal bytes: (\d+)")
 _TOTAL_OLD = re.compile(r"^Total bytes used: (\d+)", re.M)
 
 
-def assigner_of(dump: Path) -> BufferAssigner:
-    module = parse_file(dump)
-    backend: Backend = detect_backend(module, dump)[0]
+def assigner_of(path: Path) -> BufferAssigner:
+    """Our buffer assignment of a dump, the backend as the reader finds it."""
+    (dump,) = load(path).dumps
+    module, backend = dump.module, dump.backend.backend
     df = DataflowAnalysis(module, backend)
     alias = AliasAnalysis(df)
     return BufferAssigner(df, alias, LiveRange(df, alias), backend)
@@ -140,11 +139,6 @@ def test_jax_total_allocation_bytes_tpu(folder: Path, name: str, figures: dict) 
     assert hbm == figures["total_allocation_bytes"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bytes live per step come from memory/analysis.py's timeline, which the lead's "
-    "headline work (issue 25 item 1) defines; drop this marker when it lands",
-)
 def test_no_step_holds_more_than_the_space_allocates() -> None:
     """CPU and GPU: the bytes live at any step of a space never exceed what the compiler
     allocates in it."""
@@ -152,7 +146,7 @@ def test_no_step_holds_more_than_the_space_allocates() -> None:
     for assignment in ASSIGNMENTS:
         dump = _dump(assignment)
         totals = allocation_totals(assigner_of(dump))
-        ma = analyze_memory(parse_file(dump), file=dump)
+        ma = analyze(dump)
         for color, series in ma.timelines.items():
             if series and max(series) > totals.get(color, 0):
                 over.append((_id(assignment), color, max(series), totals.get(color, 0)))

@@ -309,3 +309,28 @@ def test_tpu_folded_gtes_change_no_figure(folder: Path, name: str) -> None:
         s.memory_space: s.temp_allocation_bytes for s in full.spaces
     }
     assert len(compact.sequence) == len(full.sequence)
+
+
+def _dump_of_live_range(oracle: Path) -> Path:
+    """The module a `*-live-range.txt` (XLA's name) or `*.live-range.txt` (libtpu's) is of."""
+    if oracle.name.endswith("-live-range.txt"):
+        return dump_of(oracle, "-live-range.txt")
+    return oracle.with_name(oracle.name.replace(".live-range.txt", ".after_optimizations.txt"))
+
+
+#: The controlled pairs of tests/data/diff-pairs (one source change each; jax 0.10.2 and 0.12,
+#: CPU and TPU v5e/v6e), each side with the compiler's live ranges.
+DIFF_PAIR_RANGES = sorted((CORPUS.parent / "diff-pairs").glob("*/*/*live-range.txt"))
+
+
+@pytest.mark.skipif(not DIFF_PAIR_RANGES, reason="tests/data/diff-pairs is not in this checkout")
+@pytest.mark.parametrize(
+    "oracle", DIFF_PAIR_RANGES, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}"
+)
+def test_diff_pair_intervals_equal_xla(oracle: Path) -> None:
+    ma = analyze(_dump_of_live_range(oracle))
+    ours = Counter(
+        (f"{v.name}{{{','.join(map(str, v.index))}}}", v.start, v.end) for v in ma.values
+    )
+    theirs = Counter(live_ranges(oracle))
+    assert theirs and ours == theirs

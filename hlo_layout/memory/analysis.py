@@ -69,6 +69,9 @@ class LiveBuffer:
     #: The instruction inside the computation the defining instruction runs whose metadata
     #: `op_name` and `source` are (None: its own; memory/metadata.py, NOTE: [attribution]).
     via: str | None = None
+    #: Whether the buffer comes from an argument of the program (an entry parameter or a copy
+    #: of one): no line of the program put it there.
+    argument: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +398,7 @@ def buffer_dict(b: LiveBuffer) -> dict:
         "op_name": b.op_name,
         "source": b.source,
         "via": b.via,
+        "argument": b.argument,
     }
 
 
@@ -742,4 +746,5 @@ def _live_buffer(
         found.op_name,
         found.source,
         found.via,
+        found.argument,
     )

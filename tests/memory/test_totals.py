@@ -24,6 +24,7 @@ from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
 from hlo_layout.memory.dataflow import DataflowAnalysis
 from hlo_layout.memory.live_range import LiveRange
+from hlo_layout.memory.peak import allocation_bytes_by_space
 from hlo_layout.reader import load
 from tests.memory.helpers import CORPUS, DATA, analyze
 
@@ -50,14 +51,9 @@ def assigner_of(path: Path) -> BufferAssigner:
 
 
 def allocation_totals(assigner: BufferAssigner) -> dict[int, int]:
-    """Every allocation's size per color, the temps as CombineTempAllocations lays them."""
-    out: dict[int, int] = {}
-    for a in assigner.allocations:
-        if not a.preallocated_temp:
-            out[a.color] = out.get(a.color, 0) + a.size
-    for color, size in assigner.temp_allocation_bytes.items():
-        out[color] = out.get(color, 0) + size
-    return {c: n for c, n in out.items() if n}
+    """Every allocation's size per color, the temps as CombineTempAllocations lays them (the
+    headline's, memory/peak.py), empty spaces left out."""
+    return {c: n for c, n in allocation_bytes_by_space(assigner).items() if n}
 
 
 def thread_local_bytes(assigner: BufferAssigner) -> int:

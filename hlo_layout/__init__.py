@@ -26,7 +26,7 @@ _LAZY = {
     "InspectedModule": "hlo_layout.api",
     "Source": "hlo_layout.errors",
     "Span": "hlo_layout.errors",
-    "from_compiled": "hlo_layout.interop.jax_compiled",
+    "from_compiled": "hlo_layout.compiled",
     "inspect": "hlo_layout.api",
     "load": "hlo_layout.reader",
     "parse": "hlo_layout.syntax.parse",
@@ -39,6 +39,7 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from hlo_layout.api import InspectedModule, InspectResult, inspect, write_inspect_json
+    from hlo_layout.compiled import from_compiled
     from hlo_layout.errors import (
         HloLayoutError,
         HloParseError,
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
         Source,
         Span,
     )
-    from hlo_layout.interop.jax_compiled import from_compiled
     from hlo_layout.reader import load
     from hlo_layout.syntax.fragments import parse_shape
     from hlo_layout.syntax.parse import (

@@ -28,9 +28,9 @@ TOP_DEFAULT = 20
 
 
 if TYPE_CHECKING:
-    from hlo_layout.layout.buffer_assignment import BufferAssignment
-    from hlo_layout.layout.module_memory import MemoryReport
     from hlo_layout.memory.backend import Backend
+    from hlo_layout.memory.buffer_assignment import BufferAssignment
+    from hlo_layout.memory.footprint import MemoryReport
     from hlo_layout.reader.loader import Dump
     from hlo_layout.report.model import ModuleSummary
     from hlo_layout.syntax.tree import Module
@@ -143,7 +143,7 @@ def inspect_dumps(
     errors: Sequence[HloLayoutError] = (),
 ) -> InspectResult:
     """`inspect` of dumps already read (`hlo_layout.reader.loader`)."""
-    from hlo_layout.layout.module_memory import memory_report
+    from hlo_layout.memory.footprint import memory_report
 
     modules: list[InspectedModule] = []
     for d in dumps:
@@ -218,9 +218,8 @@ def _write_streamed(
 ) -> bool:
     """Stream the JSON of one dump; False (nothing written) when the whole-file path must
     decide, which also reports every input error in its own words."""
-    from hlo_layout.layout.buffer_assignment import read_buffer_assignment
     from hlo_layout.reader.loader import backend_choice, target_arguments
-    from hlo_layout.reader.sidefiles import SideFiles
+    from hlo_layout.reader.sidefiles import SideFiles, read_buffer_assignment
     from hlo_layout.report.stream_json import Beside, StreamFallback, stream_inspect_json
 
     sides = SideFiles.of(path)

@@ -1,7 +1,7 @@
 """The byte figures of a module for budgets, read off the module memory report.
 
 One definition of "which values count" serves `inspect` and `check`: see NOTE: [which values
-count] in `hlo_layout/layout/module_memory.py`. Bytes per memory space are what XLA's buffer
+count] in `hlo_layout/memory/footprint.py`. Bytes per memory space are what XLA's buffer
 assignment allocates there (`hlo_layout.memory`: static allocations + the temp allocation), not
 the sum of every value defined.
 """
@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from hlo_layout.check.metrics import Buffer
-from hlo_layout.layout.buffer_assignment import BufferAssignment
-from hlo_layout.layout.module_memory import LeafRow, MemoryReport, memory_report
 from hlo_layout.memory.backend import BackendChoice
+from hlo_layout.memory.buffer_assignment import BufferAssignment
+from hlo_layout.memory.footprint import LeafRow, MemoryReport, memory_report
 from hlo_layout.syntax.tree import Module
 
 #: How many of the largest buffers a ModuleMetrics keeps.

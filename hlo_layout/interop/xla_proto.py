@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from hlo_layout.layout.buffer_assignment import Allocation, BufferAssignment
+from hlo_layout.memory.buffer_assignment import Allocation, BufferAssignment
 
 #: Field numbers (hlo.proto): BufferAssignmentProto.buffer_allocations, BufferAllocationProto.
 _ALLOCATIONS = 3

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from hlo_layout import collector
-from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.memory_space import peak_space_name
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
 from hlo_layout.memory.attribution import Group, Grouping, group_buffers
 from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
+from hlo_layout.memory.buffer_assignment import BufferAssignment
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
 from hlo_layout.memory.frontend import detect_frontend
 from hlo_layout.memory.gpu_alias import custom_call_target

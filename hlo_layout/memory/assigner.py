@@ -538,7 +538,7 @@ class BufferAssigner:
             for o in i.operands:
                 got.setdefault(o.name, []).append(i)
         # Bounded: a streamed module's fusion bodies are read back on demand and dropped
-        # (layout/skeleton.SpooledModule); this must not keep them all alive.
+        # (report/skeleton.SpooledModule); this must not keep them all alive.
         if len(cache) >= 32:
             cache.clear()
         cache[c.name] = (c, got)

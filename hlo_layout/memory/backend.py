@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from hlo_layout.layout.buffer_assignment import BufferAssignment
+from hlo_layout.memory.buffer_assignment import BufferAssignment
 from hlo_layout.syntax.shape import ArrayShape, BufferShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, LazyAttributes, Module
 
@@ -223,7 +223,7 @@ class BackendChoice:
 @dataclass(slots=True)
 class TextSigns:
     """What a module's text says of the compiler that wrote it. Each sign is "any instruction of
-    any computation", so a module read a computation at a time (layout/skeleton.BackendVote)
+    any computation", so a module read a computation at a time (report/skeleton.BackendVote)
     gets the whole module's answer by adding its computations' signs."""
 
     tiled: bool = False

@@ -554,7 +554,7 @@ def computation_kinds(module: Module) -> dict[str, str]:
     `thread_local` (reducers, comparators and other callees: XLA gives each of their buffers an
     allocation of its own) or `fusion` (fusion bodies: no buffers). Unreached computations are
     absent. Mirrors GatherComputationsByAllocationType (buffer_assignment.cc). Cached on the
-    module (a streamed skeleton module comes with its kinds: `layout/skeleton.py`).
+    module (a streamed skeleton module comes with its kinds: `report/skeleton.py`).
     """
     cache = module._cache
     kinds = cache.get("kinds")

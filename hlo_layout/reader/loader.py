@@ -30,8 +30,8 @@ from hlo_layout.reader.discover import (
 from hlo_layout.reader.sidefiles import SideFiles, read_small_text
 
 if TYPE_CHECKING:
-    from hlo_layout.layout.buffer_assignment import BufferAssignment
     from hlo_layout.memory.backend import Backend, BackendChoice
+    from hlo_layout.memory.buffer_assignment import BufferAssignment
     from hlo_layout.syntax.tree import Module
 
 DumpSource = str | Path
@@ -192,8 +192,8 @@ def load_file(
 ) -> list[Dump]:
     """The modules of one dump file (or HLO text), with what lies beside it; raises the input
     error. `backend` None detects each module's."""
-    from hlo_layout.layout.buffer_assignment import read_buffer_assignment
     from hlo_layout.memory.backend import detect_backend
+    from hlo_layout.reader.sidefiles import read_buffer_assignment
     from hlo_layout.syntax.parse import HloInputError, parse_file_modules, parse_modules
 
     report = progress.callback if progress is not None else None

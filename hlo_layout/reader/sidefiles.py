@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from hlo_layout.memory.buffer_assignment import BufferAssignment, parse_buffer_assignment
+from hlo_layout.syntax.parse import read_text
+
 #: The suffix of an optimized module's name; what comes before it names the module's files.
 _DUMP_SUFFIXES = ("after_optimizations", "after-optimizations")
 #: A side file larger than this is not read (no compiler writes one that large for them).
@@ -54,6 +57,11 @@ def beside(dump: str | Path, kind: str) -> Path | None:
 def buffer_assignment_beside(dump: str | Path) -> Path | None:
     """XLA's `*buffer-assignment.txt` next to a dump, if there is one."""
     return beside(dump, "buffer-assignment")
+
+
+def read_buffer_assignment(path: str | Path) -> BufferAssignment:
+    """XLA's `*buffer-assignment.txt` (plain or gzip), read (`parse_buffer_assignment`)."""
+    return parse_buffer_assignment(read_text(path), str(path))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,8 @@ from rich.console import Group, RenderableType, group
 from rich.table import Table
 from rich.text import Text
 
-from hlo_layout.layout.module_memory import MemoryReport
-from hlo_layout.report.memory_view import render_memory_detail, render_memory_lead
+from hlo_layout.memory.footprint import MemoryReport
+from hlo_layout.report.footprint_view import render_memory_detail, render_memory_lead
 from hlo_layout.report.model import ModuleSummary
 from hlo_layout.report.units import human_bytes
 

@@ -3,7 +3,7 @@
 Both renderers (Rich in `report/inspect_view.py`, JSON in the CLI) read this model; neither looks
 at the tree again. Keys are stable and documented in the README (CI users script against them).
 Byte figures come from `hlo_layout.layout` (ShapeUtil::ArraySize semantics) through the memory
-model (`hlo_layout/layout/module_memory.py`).
+model (`hlo_layout/memory/footprint.py`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from hlo_layout import accel as _accel
-from hlo_layout.layout.buffer_assignment import BufferAssignment
-from hlo_layout.layout.module_memory import (
+from hlo_layout.memory.buffer_assignment import BufferAssignment
+from hlo_layout.memory.footprint import (
     LeafRow,
     MemoryReport,
     PaddingGroup,

@@ -5,7 +5,7 @@ Each computation is parsed (`syntax/stream.py`), verified as the in-memory path 
 (`syntax/verify.ModuleVerifier`), turned into its JSON text, written to a binary spool as UTF-8
 and dropped. What the module-level keys need is kept aside: the opcodes calling each
 computation (its kind), the backend vote, and a skeleton of the computation (opcode, shape,
-operands, the few attributes the memory analysis reads: `layout/skeleton.py`) in a second spool
+operands, the few attributes the memory analysis reads: `report/skeleton.py`) in a second spool
 on disk. When the module ends, the skeleton of every computation reachable from the entry is
 read back and the in-memory path's own `memory_report` runs on it: totals, `largest_buffers`
 (`top`), `padding_groups` and `peak` come from the same code on the same records. At the end the
@@ -33,10 +33,9 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO, TextIO
 
 from hlo_layout import collector
-from hlo_layout.layout.buffer_assignment import BufferAssignment
-from hlo_layout.layout.module_memory import ShapeFacts, memory_report
-from hlo_layout.layout.skeleton import BackendVote, SkeletonSpool
 from hlo_layout.memory.backend import BackendChoice
+from hlo_layout.memory.buffer_assignment import BufferAssignment
+from hlo_layout.memory.footprint import ShapeFacts, memory_report
 from hlo_layout.report.json_text import write_document
 from hlo_layout.report.model import (
     SCHEMA_VERSION,
@@ -44,6 +43,7 @@ from hlo_layout.report.model import (
     computation_pieces,
     module_head,
 )
+from hlo_layout.report.skeleton import BackendVote, SkeletonSpool
 from hlo_layout.syntax.index import computation_kind, forget_tails
 from hlo_layout.syntax.stream import ModuleHeader, StreamFallback, stream_items
 from hlo_layout.syntax.tree import Attribute, Computation

@@ -228,8 +228,7 @@ def test_custom_call_rules_on_a_gpu_dump() -> None:
 
 
 def test_allocation_total_is_the_compilers() -> None:
-    from hlo_layout.layout.buffer_assignment import read_buffer_assignment
-    from hlo_layout.reader.sidefiles import buffer_assignment_beside
+    from hlo_layout.reader.sidefiles import buffer_assignment_beside, read_buffer_assignment
 
     total = read_buffer_assignment(buffer_assignment_beside(TRANSFORMER)).total_bytes
     assert metrics(TRANSFORMER).allocation_bytes == total > 0

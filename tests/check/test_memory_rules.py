@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from hlo_layout.layout.buffer_assignment import read_buffer_assignment
 from hlo_layout.memory import analyze_memory
+from hlo_layout.reader.sidefiles import read_buffer_assignment
 from hlo_layout.syntax import parse_file
 from tests.conftest import CORPUS, REPO
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hlo_layout.layout.buffer_assignment import read_buffer_assignment
 from hlo_layout.memory import MemoryAnalysis, analyze_memory
 from hlo_layout.reader import load
+from hlo_layout.reader.sidefiles import read_buffer_assignment
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"

@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from hlo_layout.cli import app
-from hlo_layout.layout.buffer_assignment import read_buffer_assignment
+from hlo_layout.reader.sidefiles import read_buffer_assignment
 from tests.memory.helpers import CORPUS, GENERATED
 
 CPU = CORPUS / "jax-cpu" / "module_0060.jit_f.cpu_after_optimizations.txt"

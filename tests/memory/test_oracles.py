@@ -183,8 +183,8 @@ def test_tpu_peak(folder: Path, name: str, figures: dict) -> None:
 
 @pytest.mark.parametrize("folder", ["libtpu-v5e", "libtpu-v4"])
 def test_tpu_vmem_from_compiler_file(folder: str) -> None:
-    from hlo_layout.layout.buffer_assignment import read_buffer_assignment
     from hlo_layout.memory import analyze_memory
+    from hlo_layout.reader.sidefiles import read_buffer_assignment
     from hlo_layout.syntax import parse_file
 
     name = "data_movement"

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from hlo_layout.layout.buffer_assignment import read_buffer_assignment
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
 from hlo_layout.memory.dataflow import DataflowAnalysis
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.memory.peak import allocation_bytes_by_space
 from hlo_layout.reader import load
+from hlo_layout.reader.sidefiles import read_buffer_assignment
 from tests.memory.helpers import CORPUS, DATA, analyze
 
 ASSIGNMENTS = sorted(

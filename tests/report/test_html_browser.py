@@ -476,7 +476,7 @@ def test_page_without_a_memory_document_says_so(tmp_path: Path) -> None:
 
 def test_page_of_a_module_without_a_peak_says_so(tmp_path: Path) -> None:
     """A module with no peak analysis (one computation's report) still draws, and says why."""
-    from hlo_layout.layout.module_memory import memory_report
+    from hlo_layout.memory.footprint import memory_report
     from hlo_layout.report.html import report_of
 
     (d,) = load(DUMPS["gpu"]).dumps

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hlo_layout.layout.memory_space import space_label
-from hlo_layout.layout.module_memory import memory_report
 from hlo_layout.layout.size import footprint
 from hlo_layout.layout.tiling import tile_grid
 from hlo_layout.memory.attribution import ARGUMENTS
+from hlo_layout.memory.footprint import memory_report
 from hlo_layout.memory.peak import legend
 from hlo_layout.reader import load
 from hlo_layout.report.html import (

@@ -27,9 +27,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hlo_layout.layout.memory_space import space_label
-from hlo_layout.layout.module_memory import MemoryReport, memory_report
 from hlo_layout.memory.analysis import SCHEMA_VERSION as MEMORY_SCHEMA_VERSION
 from hlo_layout.memory.attribution import ARGUMENTS
+from hlo_layout.memory.footprint import MemoryReport, memory_report
 from hlo_layout.memory.peak import legend
 from hlo_layout.report.html.grids import pattern_picture
 from hlo_layout.report.model import SCHEMA_VERSION, memory_json, module_summary

@@ -1,5 +1,5 @@
 """Where a module's memory goes: plain frozen data built from a parsed module (and, when there is
-one, the compiler's buffer assignment). `inspect` renders it (Rich in `report/memory_view.py`,
+one, the compiler's buffer assignment). `inspect` renders it (Rich in `report/footprint_view.py`,
 JSON in `report/model.py`) and `check` budgets read it (`check/memory.py`).
 
 NOTE: [which values count] One definition, XLA's, shared with `hlo_layout/memory/` (the peak
@@ -21,7 +21,6 @@ from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
 
-from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.memory_space import memory_space
 from hlo_layout.layout.padding import explain_padding, tiling_pattern
 from hlo_layout.layout.size import (
@@ -32,6 +31,7 @@ from hlo_layout.layout.size import (
 )
 from hlo_layout.memory.analysis import MemoryAnalysis, analyze_memory
 from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
+from hlo_layout.memory.buffer_assignment import BufferAssignment
 from hlo_layout.memory.dataflow import computation_kinds, defines_value
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
@@ -381,7 +381,7 @@ def memory_report(
     For a whole module (`computation` None) and `peak`, `report.peak` holds XLA's peak analysis
     (`backend`: as the reader chose it, `hlo_layout.reader.Dump.backend`; None detects it from
     the text and `file`'s name: a streamed skeleton keeps no attribute text to detect it from,
-    so the streamer passes it, see `layout/skeleton.py`).
+    so the streamer passes it, see `report/skeleton.py`).
     Raises KeyError when `computation` names no computation of the module.
     """
     choice = as_choice(backend, module, str(file) if file is not None else None)

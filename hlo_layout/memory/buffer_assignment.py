@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from hlo_layout.errors import HloSyntaxError, Source, Span
-from hlo_layout.syntax.parse import parse_shape, read_text
+from hlo_layout.syntax.parse import parse_shape
 from hlo_layout.syntax.shape import Shape
 
 
@@ -244,8 +243,3 @@ def parse_buffer_assignment(text: str, name: str = "<string>") -> BufferAssignme
         break  # `Total bytes used: …`, `Used values:` and later sections
     close()
     return BufferAssignment(tuple(allocations), name)
-
-
-def read_buffer_assignment(path: str | Path) -> BufferAssignment:
-    """`parse_buffer_assignment` on a file (plain or gzip)."""
-    return parse_buffer_assignment(read_text(path), str(path))

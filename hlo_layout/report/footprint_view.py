@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hlo_layout.layout.memory_space import memory_space, space_label
-from hlo_layout.layout.module_memory import LeafRow, MemoryReport
+from hlo_layout.memory.footprint import LeafRow, MemoryReport
 from hlo_layout.report.units import expansion, human_bytes
 from hlo_layout.units import format_bytes_exact
 

@@ -28,7 +28,6 @@ from collections.abc import Container, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.memory.backend import (
     TPU,
     BackendChoice,
@@ -36,6 +35,7 @@ from hlo_layout.memory.backend import (
     backend_by_name,
     choose_backend,
 )
+from hlo_layout.memory.buffer_assignment import BufferAssignment
 from hlo_layout.memory.dataflow import kinds_of_calls
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.scan import attribute_pairs, tail_mentions

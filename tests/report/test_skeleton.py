@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from hlo_layout.layout.module_memory import memory_report
-from hlo_layout.layout.skeleton import (
+from hlo_layout.memory import analyze_memory, detect_backend
+from hlo_layout.memory.dataflow import computation_kinds
+from hlo_layout.memory.footprint import memory_report
+from hlo_layout.report.model import memory_json
+from hlo_layout.report.skeleton import (
     SKELETON_ATTRIBUTES,
     BackendVote,
     SkeletonSpool,
     skeleton_computation,
     skeleton_module,
 )
-from hlo_layout.memory import analyze_memory, detect_backend
-from hlo_layout.memory.dataflow import computation_kinds
-from hlo_layout.report.model import memory_json
 from hlo_layout.syntax import parse_modules
 from hlo_layout.syntax.index import callees
 from hlo_layout.syntax.tree import Module

@@ -231,10 +231,17 @@ _VARIANT = re.compile(r'^\s*variant:\s*"([^"]*)"', re.M)
 _DUMP_SUFFIX = re.compile(r"\.(?:after|before)_optimizations.*$|\.txt$")
 
 
-def tpu_generation_beside(path: str | Path) -> tuple[Backend, str] | None:
-    """The TPU settings named by the `<module>.target_arguments.txt` that libtpu writes beside
-    `<module>.after_optimizations.txt` when it dumps, and that file's name; None without one
-    (or for a generation not in TPU_GENERATIONS)."""
+#: libtpu's (version, variant) → the chip's name (TPU v4, v5e, v5p, v6e).
+TPU_CHIPS = {
+    ("TPU_VERSION_PUFFERFISH", ""): "v4",
+    ("TPU_VERSION_VIPERFISH", "lite"): "v5e",
+    ("TPU_VERSION_VIPERFISH", ""): "v5p",
+    ("TPU_VERSION_GHOSTLITE", ""): "v6e",
+}
+
+
+def _target_arguments(path: str | Path) -> tuple[tuple[str, str], str] | None:
+    """(version, variant) from the `<module>.target_arguments.txt` beside `path`, and its name."""
     p = Path(path)
     stem = _DUMP_SUFFIX.sub("", p.name)
     candidate = p.with_name(f"{stem}.target_arguments.txt")
@@ -248,5 +255,21 @@ def tpu_generation_beside(path: str | Path) -> tuple[Backend, str] | None:
     if version is None:
         return None
     variant = _VARIANT.search(text)
-    be = TPU_GENERATIONS.get((version.group(1), variant.group(1) if variant else ""))
-    return (be, candidate.name) if be is not None else None
+    return (version.group(1), variant.group(1) if variant else ""), candidate.name
+
+
+def tpu_chip_beside(path: str | Path) -> str | None:
+    """The TPU (`v4`, `v5e`, `v5p`, `v6e`) named by the target arguments beside a dump."""
+    found = _target_arguments(path)
+    return TPU_CHIPS.get(found[0]) if found is not None else None
+
+
+def tpu_generation_beside(path: str | Path) -> tuple[Backend, str] | None:
+    """The TPU settings named by the `<module>.target_arguments.txt` that libtpu writes beside
+    `<module>.after_optimizations.txt` when it dumps, and that file's name; None without one
+    (or for a generation not in TPU_GENERATIONS)."""
+    found = _target_arguments(path)
+    if found is None:
+        return None
+    be = TPU_GENERATIONS.get(found[0])
+    return (be, found[1]) if be is not None else None

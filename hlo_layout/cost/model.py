@@ -128,6 +128,8 @@ class ModuleCost:
     branches: tuple[Branch, ...]
     instructions: tuple[InstructionCost, ...]
     unknown_custom_calls: tuple[str, ...] = ()
+    #: Executions per module run of each computation that runs as code of its own.
+    executions: dict[str, int] = field(default_factory=dict, compare=False)
 
     @property
     def xla(self) -> Totals:
@@ -176,6 +178,7 @@ def module_cost(module: Module, file: str = "<string>") -> ModuleCost:
         tuple(branches),
         instructions,
         tuple(builder.unknown),
+        executions,
     )
 
 

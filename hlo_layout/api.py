@@ -26,6 +26,8 @@ from hlo_layout.errors import HloLayoutError
 TOP_DEFAULT = 20
 
 if TYPE_CHECKING:
+    from hlo_layout.cost.model import ModuleCost
+    from hlo_layout.cost.summary import CostSummary
     from hlo_layout.layout.buffer_assignment import BufferAssignment
     from hlo_layout.layout.module_memory import MemoryReport
     from hlo_layout.report.model import ModuleSummary
@@ -63,6 +65,18 @@ class InspectedModule:
         from hlo_layout.report.model import module_summary
 
         return module_summary(self.module)
+
+    @property
+    def cost(self) -> ModuleCost | None:
+        """XLA's cost analysis of the module and the loop-aware totals (computed on each access,
+        without the physical-bytes pass), or None when the module cannot be costed (a call-graph
+        cycle, an undefined callee: `analyze_cost` reports why)."""
+        from hlo_layout.cost.model import module_cost
+
+        try:
+            return module_cost(self.module, self.file, physical=False)
+        except HloLayoutError:
+            return None
 
     def to_dict(self) -> dict[str, Any]:
         """This module's object of the `inspect --format json` document."""
@@ -147,12 +161,13 @@ def read_dumps(
     buffers: Source | None = None,
     strict: bool = True,
     progress: Progress | None = None,
+    assignments: bool = True,
 ) -> tuple[list[tuple[str, Module, BufferAssignment | None]], list[HloLayoutError]]:
     """Every module of `sources` as (file, module, buffer assignment), and the input errors met.
 
     `buffers` is XLA's *buffer-assignment.txt (with one dump); else it is looked for beside a
-    single-module dump. With `strict` the first input error raises; without it, errors are
-    collected and the other dumps are still read."""
+    single-module dump (unless `assignments` is False: none is read). With `strict` the first
+    input error raises; without it, errors are collected and the other dumps are still read."""
     from hlo_layout.layout.buffer_assignment import (
         buffer_assignment_beside,
         read_buffer_assignment,
@@ -178,7 +193,7 @@ def read_dumps(
             failed(e)
             continue
         ba_path: Path | None = Path(buffers) if buffers is not None else None
-        if ba_path is None and len(found) == 1 and not _is_text(source):
+        if ba_path is None and assignments and len(found) == 1 and not _is_text(source):
             ba_path = buffer_assignment_beside(Path(source))
         assignment = None
         if ba_path is not None:
@@ -291,4 +306,100 @@ def _write_streamed(
     return True
 
 
-__all__ = ["InspectResult", "InspectedModule", "Progress", "inspect", "write_inspect_json"]
+#: `cost --format json`'s schema version.
+COST_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class CostResult:
+    """Every module read with its cost (`hlo_layout.cost.summary.CostSummary`), and the input
+    errors met on the way (a dump that failed is skipped)."""
+
+    modules: tuple[CostSummary, ...]
+    errors: tuple[HloLayoutError, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `cost --format json` document (the CLI prints exactly this)."""
+        return {
+            "schema_version": COST_SCHEMA_VERSION,
+            "modules": [m.to_dict() for m in self.modules],
+        }
+
+    def __repr__(self) -> str:
+        return f"<CostResult: {len(self.modules)} module(s), {len(self.errors)} error(s)>"
+
+
+def analyze_cost(
+    sources: Source | Sequence[Source],
+    *,
+    chip: str | None = None,
+    peak_flops: float | None = None,
+    bandwidth: float | None = None,
+    top: int | None = TOP_DEFAULT,
+    progress: Progress | None = None,
+    strict: bool = True,
+) -> CostResult:
+    """Read dumps and cost them: XLA's HloCostAnalysis totals, the loop-aware ones with physical
+    bytes, and the instructions ranked by their roofline time on `chip` (default: the chip the
+    dump was compiled for when its backend and generation say so; `peak_flops` / `bandwidth`
+    override the chip's figures or, together, stand for a chip of their own).
+
+    >>> import hlo_layout
+    >>> text = "HloModule m\nENTRY e { a = f32[64,64]{1,0} parameter(0)\n"
+    >>> text += "ROOT d = f32[64,64]{1,0} dot(a, a), lhs_contracting_dims={1}, "
+    >>> text += "rhs_contracting_dims={0} }"
+    >>> (module,) = hlo_layout.analyze_cost(text, chip="h100").modules
+    >>> module.cost.total.flops, module.rows[0].bound
+    (524288, 'memory')
+    """
+    from hlo_layout.cost.model import module_cost
+    from hlo_layout.cost.roofline import roofline
+    from hlo_layout.cost.summary import summarize
+
+    if chip is not None or peak_flops is not None or bandwidth is not None:
+        fixed = roofline(chip, peak_flops=peak_flops, bandwidth=bandwidth)
+    dumps, errors = read_dumps(sources, strict=strict, progress=progress, assignments=False)
+    out = []
+    for file, module, _ in dumps:
+        if progress is not None:
+            progress.start(f"costing {module.name or file}")
+        cost = module_cost(module, file)
+        reason = ""
+        if chip is None and peak_flops is None and bandwidth is None:
+            name, reason = _default_chip(module, file)
+            chosen = roofline(name) if name is not None else None
+            if chosen is not None:
+                reason = f"chip {chosen.chip}: {reason}"
+        elif chip is None and (peak_flops is None or bandwidth is None):
+            name, why = _default_chip(module, file)
+            chosen = roofline(name, peak_flops=peak_flops, bandwidth=bandwidth) if name else None
+            reason = f"chip {name}: {why}" if name else why
+        else:
+            chosen = fixed
+        out.append(summarize(cost, chosen, top=top, chip_reason=reason))
+    return CostResult(tuple(out), tuple(errors))
+
+
+def _default_chip(module: Module, file: str) -> tuple[str | None, str]:
+    """The chip `module` was compiled for, as far as its backend and files tell."""
+    from hlo_layout.cost.roofline import default_chip
+    from hlo_layout.memory.backend import detect_backend, tpu_chip_beside
+
+    path = None if file == "<string>" else file
+    backend, _ = detect_backend(module, path)
+    generation = backend.generation
+    if backend.name == "tpu" and path is not None:
+        generation = tpu_chip_beside(path) or generation
+    return default_chip(backend.name, generation, file)
+
+
+__all__ = [
+    "COST_SCHEMA_VERSION",
+    "CostResult",
+    "InspectResult",
+    "InspectedModule",
+    "Progress",
+    "analyze_cost",
+    "inspect",
+    "write_inspect_json",
+]

@@ -56,6 +56,11 @@ class ModuleMetrics:
     #: Entry parameters and outputs as (name, shape, physical bytes, memory space).
     entry_buffers: tuple[Buffer, ...] = ()
     allocation_bytes: int | None = None
+    #: The loop-aware cost totals (`hlo_layout.cost`): flops and bytes accessed of one run of
+    #: the module, while bodies times their trip count. None when not measured (no cost rule
+    #: asked for them) or the module cannot be costed.
+    flops: int | None = None
+    bytes_accessed: int | None = None
 
     @property
     def padding_bytes(self) -> int:
@@ -116,15 +121,33 @@ def structure_counts(module: Module) -> dict[str, object]:
     }
 
 
-def module_metrics(module: Module, file: str, buffers: str | Path | None = None) -> ModuleMetrics:
-    """All figures of one module; `buffers` is the path of the compiler's buffer assignment."""
+def cost_figures(module: Module, file: str) -> dict[str, int | None]:
+    """The loop-aware flops and bytes accessed of a module (None when it cannot be costed)."""
+    from hlo_layout.cost.model import module_cost
+    from hlo_layout.errors import HloLayoutError
+
+    try:
+        total = module_cost(module, file, physical=False).total
+    except HloLayoutError:
+        return {"flops": None, "bytes_accessed": None}
+    # Whole bytes (XLA halves a triangular-solve's or cholesky's operand; budgets are ints).
+    return {"flops": total.flops, "bytes_accessed": round(total.bytes_accessed)}
+
+
+def module_metrics(
+    module: Module, file: str, buffers: str | Path | None = None, *, cost: bool = False
+) -> ModuleMetrics:
+    """All figures of one module; `buffers` is the path of the compiler's buffer assignment.
+    With `cost`, also the cost totals (flops, bytes accessed), which only the cost rules read."""
     from hlo_layout.check.memory import memory_figures
 
     counts = structure_counts(module)
     memory = memory_figures(module, buffers, file)
+    costs = cost_figures(module, file) if cost else {}
     return ModuleMetrics(
         module=module.name or "(snippet)",
         file=file,
         **counts,  # type: ignore[arg-type]
         **memory,
+        **costs,  # type: ignore[arg-type]
     )

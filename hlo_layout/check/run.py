@@ -5,6 +5,7 @@ The CLI only parses flags, calls `run_check`, and renders the CheckResult.
 
 from __future__ import annotations
 
+import functools
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from hlo_layout.check.discover import STDIN, Dump
 from hlo_layout.check.metrics import ModuleMetrics, module_metrics
 from hlo_layout.check.pairing import pair
 from hlo_layout.check.policy import PolicySet
-from hlo_layout.check.rules import Violation, evaluate
+from hlo_layout.check.rules import COST_RULES, Violation, evaluate
 from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError
 from hlo_layout.layout.buffer_assignment import buffer_assignment_beside
 from hlo_layout.syntax.parse import parse_file_modules
@@ -100,8 +101,9 @@ class CheckResult:
         return not self.violations and not self.errors
 
 
-def measure_file(path: Path, key: str = "") -> FileResult:
-    """Parse one dump and compute its modules' metrics (top-level: runs in worker processes)."""
+def measure_file(path: Path, key: str = "", cost: bool = False) -> FileResult:
+    """Parse one dump and compute its modules' metrics (top-level: runs in worker processes);
+    `cost`: the cost totals too (module_metrics)."""
     name = "<stdin>" if str(path) == STDIN else str(path)
     key = key or path.name
     try:
@@ -111,7 +113,7 @@ def measure_file(path: Path, key: str = "") -> FileResult:
         buffers = (
             buffer_assignment_beside(path) if len(modules) == 1 and str(path) != STDIN else None
         )
-        metrics = tuple(module_metrics(m, name, buffers) for m in modules)
+        metrics = tuple(module_metrics(m, name, buffers, cost=cost) for m in modules)
         return FileResult(name, metrics, key=key)
     except HloLayoutError as e:
         return FileResult(name, failure=file_error(e), key=key)
@@ -119,18 +121,19 @@ def measure_file(path: Path, key: str = "") -> FileResult:
         return FileResult(name, failure=FileError(f"{name}: input is nested too deeply"), key=key)
 
 
-def _measure(dump: Dump) -> FileResult:
-    return measure_file(dump.path, dump.key)
+def _measure(dump: Dump, cost: bool = False) -> FileResult:
+    return measure_file(dump.path, dump.key, cost)
 
 
-def measure_all(dumps: list[Dump], jobs: int = 0) -> list[FileResult]:
+def measure_all(dumps: list[Dump], jobs: int = 0, *, cost: bool = False) -> list[FileResult]:
     """Metrics of every file, in order; `jobs` worker processes (0 = one per core). Standard
-    input is read here, never in a worker."""
+    input is read here, never in a worker. `cost`: the cost totals too."""
     jobs = jobs or os.cpu_count() or 1
+    measure = functools.partial(_measure, cost=cost)
     if jobs == 1 or len(dumps) <= 1 or any(str(d.path) == STDIN for d in dumps):
-        return [_measure(d) for d in dumps]
+        return [measure(d) for d in dumps]
     with ProcessPoolExecutor(max_workers=min(jobs, len(dumps))) as pool:
-        return list(pool.map(_measure, dumps, chunksize=1))
+        return list(pool.map(measure, dumps, chunksize=1))
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,8 @@ def run_check(
 ) -> CheckResult:
     """Evaluate every module of every file against its policy, and against its baseline module
     (paired by relative path, then by unique name: see `check.pairing`)."""
-    results = measure_all(list(dumps) + list(baseline or ()), jobs)
+    cost = bool(policies.keys_in_use() & COST_RULES)
+    results = measure_all(list(dumps) + list(baseline or ()), jobs, cost=cost)
     current, before = results[: len(dumps)], results[len(dumps) :]
     now = _entries(current)
     base_for: dict[int, ModuleMetrics] = {}

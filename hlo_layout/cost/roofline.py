@@ -121,6 +121,8 @@ class Roofline:
     chip: str
     bandwidth: float
     peaks: Mapping[str, float]
+    #: Type class → why its peak is another's (the chip publishes none for it).
+    substituted: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
     def peak(self, element_type: str | None) -> float:
@@ -144,13 +146,14 @@ def roofline(
     """The roofline of `chip` with optional overrides (`peak_flops` replaces every type's peak),
     or of the overrides alone (chip `custom`), or None when neither is given."""
     notes: list[str] = []
+    substituted: dict[str, str] = {}
     if chip is not None:
         c = chip_named(chip)
         peaks: dict[str, float] = {}
         for cls in TYPE_CLASSES:
             peaks[cls], note = c.peak(cls)
             if note is not None:
-                notes.append(note)
+                substituted[cls] = note
         bw = c.bandwidth
         name = c.name
     elif peak_flops is not None and bandwidth is not None:
@@ -159,15 +162,17 @@ def roofline(
         return None
     if peak_flops is not None:
         peaks = dict.fromkeys(TYPE_CLASSES, peak_flops)
+        substituted = {}
         notes = [f"--peak-flops {peak_flops:g} for every element type"]
     if bandwidth is not None:
         bw = bandwidth
     if not all(math.isfinite(v) and v > 0 for v in (*peaks.values(), bw)):
         raise ValueError("peak FLOP/s and bandwidth must be positive numbers")
-    return Roofline(name, bw, peaks, tuple(notes))
+    return Roofline(name, bw, peaks, substituted, tuple(notes))
 
 
-_SM = re.compile(r"\bsm_(\d+)")
+#: A CUDA compute capability in a dump's name: `sm_9.0a` (major.minor) or `sm_90`.
+_SM = re.compile(r"\bsm_(\d+)(?:\.(\d+))?")
 
 
 def default_chip(backend: str, generation: str, hint: str = "") -> tuple[str | None, str]:
@@ -177,13 +182,15 @@ def default_chip(backend: str, generation: str, hint: str = "") -> tuple[str | N
     if backend == "gpu":
         found = _SM.search(hint)
         if found is not None:
-            sm = int(found.group(1))
-            if sm // 10 == 8:
-                return "a100", f"sm_{sm} (Ampere)"
-            if sm // 10 == 9:
-                return "h100", f"sm_{sm} (Hopper; an H200 has the same; --chip h200)"
-            if sm // 10 == 10:
-                return "b200", f"sm_{sm} (Blackwell)"
+            digits = found.group(1)
+            major = int(digits) if found.group(2) is not None else int(digits) // 10
+            sm = found.group(0)
+            if major == 8:
+                return "a100", f"{sm} (Ampere)"
+            if major == 9:
+                return "h100", f"{sm} (Hopper; an H200 has the same: --chip h200)"
+            if major == 10:
+                return "b200", f"{sm} (Blackwell)"
         return "h100", "GPU dump without an sm_ version: H100 assumed (--chip for another)"
     if backend.startswith("tpu"):
         if generation in ("v5p", "v6e", "v5e", "v4"):

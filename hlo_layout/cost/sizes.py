@@ -5,7 +5,9 @@
   size metadata). Logical sizes: no tiling. XLA's `bytes_accessed` is counted with it.
 - `physical_shape_size`: the bytes the buffer really spans (ShapeUtil::ArraySize: first-tile
   padding, `L(n)`, `E(n)`), as XLA's TPU backend sizes shapes for its own cost model: what the
-  hardware moves. Tuples are their pointer tables, as in ByteSizeOf.
+  hardware moves. Tuples are their pointer tables and dynamic arrays carry their size metadata,
+  as in the logical size, so it is never below it. (A split config `SC(..)` sizes the largest
+  piece, below the whole array: the logical size stands then.)
 
 Both are memoized per shape object (a dump shares one object per distinct shape text).
 """
@@ -34,10 +36,13 @@ def _xla(shape: Shape) -> int:
 def _physical(shape: Shape) -> int:
     if isinstance(shape, ArrayShape) and shape.layout is not None and not shape.is_unbounded:
         try:
-            return physical_bytes(shape)
+            size = physical_bytes(shape)
         except LayoutError:  # a layout our sizer cannot read: the logical size, no padding known
-            return byte_size_of(shape)
-    return byte_size_of(shape)
+            return _xla(shape)
+        if shape.is_dynamic:
+            size += DYNAMIC_DIMENSION_BYTES * shape.rank
+        return max(size, _xla(shape))
+    return _xla(shape)
 
 
 def _memoized(size: Callable[[Shape], int]) -> ShapeSize:

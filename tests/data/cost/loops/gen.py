@@ -6,9 +6,9 @@
 Writes `<name>.looped.txt` and `<name>.unrolled.txt` (the optimized HLO module, as jax's
 `compiled.as_text()` gives it: XLA has annotated each loop's `known_trip_count`),
 `<name>.looped.before.txt` (the module before optimization, as `lowered.as_text("hlo")` gives
-it: no annotation, so the trip count comes from the pattern match) and `expected.json`: per program, jaxlib's
-`hlo_module_cost_analysis` of each text (the looped one counts each loop body once), and what
-the loop-aware total must come near (the unrolled program's flops).
+it: no annotation, so the trip count comes from the pattern match) and `expected.json`: per
+program, jaxlib's `hlo_module_cost_analysis` of each text (the looped one counts each loop body
+once), and what the loop-aware total must come near (the unrolled program's flops).
 """
 
 from __future__ import annotations
@@ -118,8 +118,9 @@ def main() -> None:
         before = jax.jit(looped).lower(*args).as_text("hlo")
         (HERE / f"{name}.looped.before.txt").write_text(before)
         props = _jax.hlo_module_cost_analysis(client, H.hlo_module_from_text(before))
-        entry["looped.before"] = {k: props[k] for k in ("flops", "transcendentals",
-                                                        "bytes accessed") if k in props}
+        entry["looped.before"] = {
+            k: props[k] for k in ("flops", "transcendentals", "bytes accessed") if k in props
+        }
         expected[name] = entry
     (HERE / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
 

@@ -366,12 +366,12 @@ def analyze_cost(
         cost = module_cost(module, file)
         reason = ""
         if chip is None and peak_flops is None and bandwidth is None:
-            name, reason = _default_chip(module, file)
+            name, reason = default_chip_for(module, file)
             chosen = roofline(name) if name is not None else None
             if chosen is not None:
                 reason = f"chip {chosen.chip}: {reason}"
         elif chip is None and (peak_flops is None or bandwidth is None):
-            name, why = _default_chip(module, file)
+            name, why = default_chip_for(module, file)
             chosen = roofline(name, peak_flops=peak_flops, bandwidth=bandwidth) if name else None
             reason = f"chip {name}: {why}" if name else why
         else:
@@ -380,8 +380,9 @@ def analyze_cost(
     return CostResult(tuple(out), tuple(errors))
 
 
-def _default_chip(module: Module, file: str) -> tuple[str | None, str]:
-    """The chip `module` was compiled for, as far as its backend and files tell."""
+def default_chip_for(module: Module, file: str) -> tuple[str | None, str]:
+    """The chip `module` was compiled for, as far as its backend and files tell (a TPU's
+    generation is read from the `*.target_arguments.txt` beside `file`), and why; None on CPU."""
     from hlo_layout.cost.roofline import default_chip
     from hlo_layout.memory.backend import detect_backend, tpu_chip_beside
 
@@ -400,6 +401,7 @@ __all__ = [
     "InspectedModule",
     "Progress",
     "analyze_cost",
+    "default_chip_for",
     "inspect",
     "write_inspect_json",
 ]

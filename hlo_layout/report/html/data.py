@@ -11,6 +11,9 @@ embedded in summary form (README "HTML report" lists what is dropped):
 - memory: each module keeps every key of `memory --format json` but `values` (every value's live
   range), replaced by `values_total`; `live_at_peak`, `by_op_name` and the compiler's
   allocations are cut to `top` rows, with `<key>_total`.
+- cost: per module, the chip's roofs (bandwidth, peak per element-type class) and the `top`
+  instructions by roofline time as points (flops, physical bytes, intensity, time), with
+  `points_total`; no roofs when no chip is known (a CPU dump).
 
 Pure: builds plain dicts, no Rich, no HTML.
 """
@@ -234,6 +237,60 @@ def memory_document(
     return {"schema_version": 1, "modules": out}, notes
 
 
+def cost_module(
+    module: Module, file: str | None, *, top: int = DEFAULT_TOP, chip: str | None = None
+) -> dict[str, Any] | None:
+    """The roofline plot's data of one module: its totals, the roofs of `chip` (default: the
+    chip the dump was compiled for, when known) and the `top` instructions with flops as points;
+    None when the module cannot be costed."""
+    from hlo_layout.api import default_chip_for
+    from hlo_layout.cost.model import module_cost
+    from hlo_layout.cost.roofline import roofline, type_class
+    from hlo_layout.cost.summary import summarize
+    from hlo_layout.errors import HloLayoutError
+
+    name = file or "<string>"
+    try:
+        cost = module_cost(module, name)
+    except HloLayoutError:
+        return None
+    why = f"--chip {chip}"
+    if chip is None:
+        chip, why = default_chip_for(module, name)
+    roof = roofline(chip) if chip is not None else None
+    summary = summarize(cost, roof, top=None, chip_reason=why)
+    drawn = [r for r in summary.rows if r.cost.totals.flops > 0 and r.bound_seconds]
+    points = []
+    for r in drawn[:top]:
+        t = r.cost.totals
+        points.append({
+            "name": r.cost.name,
+            "opcode": r.cost.opcode,
+            "computation": r.cost.computation,
+            "executions": r.cost.executions,
+            "flops": t.flops,
+            "bytes": round(t.physical_bytes_accessed),
+            "intensity": r.arithmetic_intensity,
+            "seconds": r.bound_seconds,
+            "bound": r.bound,
+            "type": type_class(r.cost.element_type),
+        })  # fmt: skip
+    return {
+        "module": module.name,
+        "file": file,
+        "chip": roof.chip if roof is not None else None,
+        "chip_reason": why,
+        "bandwidth": roof.bandwidth if roof is not None else None,
+        "peaks": dict(roof.peaks) if roof is not None else {},
+        "bound_seconds": summary.bound_seconds,
+        "flops": cost.total.flops,
+        "physical_bytes_accessed": round(cost.total.physical_bytes_accessed),
+        "points": points,
+        "points_total": len(drawn),
+        "notes": list(summary.notes),
+    }
+
+
 def build_report(
     modules: Sequence[tuple[str, Module, BufferAssignment | None]],
     *,
@@ -242,14 +299,17 @@ def build_report(
 ) -> dict[str, Any]:
     """`report_data` for parsed (file, module, buffer assignment) triples: the inspect overview
     of each module and, when `hlo_layout.memory` is installed, its peak-memory analysis."""
-    overviews, peaks = [], []
+    overviews, peaks, costs = [], [], []
     for file, module, assignment in modules:
         report = memory_report(module, assignment=assignment, top=top, progress=progress, file=file)
         overviews.append(module_overview(module, file, report, top=top))
         peaks.append(report.peak)
+        costs.append(cost_module(module, file, top=top))
     inspect = {"schema_version": SCHEMA_VERSION, "summary": True, "modules": overviews}
     memory, notes = memory_document(modules, peaks)
-    return report_data(inspect, memory, notes=notes, top=top)
+    data = report_data(inspect, memory, notes=notes, top=top)
+    data["cost"] = {"modules": costs}
+    return data
 
 
 def report_data(
@@ -276,6 +336,7 @@ def report_data(
         "notes": list(notes),
         "inspect": inspect,
         "memory": memory,
+        "cost": None,
     }
 
 
@@ -286,6 +347,7 @@ __all__ = [
     "bound_memory",
     "bound_memory_module",
     "build_report",
+    "cost_module",
     "memory_document",
     "module_overview",
     "report_data",

@@ -39,10 +39,11 @@ from hlo_layout.cost.properties import (
     operand_bytes_key,
     operand_utilization_key,
 )
-from hlo_layout.cost.registry import RULES, CostError, Node, SyntheticGte, Visit
+from hlo_layout.cost.registry import RULES, CostError, Node, SyntheticGte, Visit, elements
 from hlo_layout.cost.sizes import ShapeSize, xla_shape_size
-from hlo_layout.syntax.opcodes import ASYNC_START, PARAMETER, SEQUENTIAL_CALLERS
-from hlo_layout.syntax.shape import Shape, TupleShape
+from hlo_layout.syntax import index
+from hlo_layout.syntax.opcodes import ASYNC_START, CONSTANT, PARAMETER, SEQUENTIAL_CALLERS
+from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.shape_inference import xla_shape
 from hlo_layout.syntax.tree import Computation, Instruction, Module, Operand
 
@@ -67,7 +68,9 @@ class ComputationView:
 
     __slots__ = (
         "_by_name",
+        "_constants",
         "_shapes",
+        "_signatures",
         "_synthetic",
         "_users",
         "computation",
@@ -97,10 +100,48 @@ class ComputationView:
         self._users: dict[str, list[Node]] | None = None
         self._shapes: dict[str, Shape] = {}
         for instruction in computation.instructions:
-            if instruction.opcode in _SHAPED_BY_XLA:
+            if instruction.opcode in _SHAPED_BY_XLA and _reshaped(instruction):
                 self._shapes[instruction.name] = xla_shape(
                     instruction, functools.partial(self._raw_operand_shape, instruction)
                 )
+        self._constants: list[Node] | None = None
+        self._signatures: list[tuple[Shape, tuple[Shape, ...]]] | None = None
+
+    def signatures(self) -> list[tuple[Shape, tuple[Shape, ...]]]:
+        """Per node, in order: its shape and its operands' shapes (as XLA sets them); made once,
+        shared by the analyses of the module."""
+        found = self._signatures
+        if found is not None:
+            return found
+        if self._shapes or self._synthetic:
+            shape, operand_shape = self.shape, self.operand_shape
+            found = [
+                (shape(n), tuple(operand_shape(n, k) for k in range(len(n.operands))))
+                for n in self.nodes
+            ]
+        else:  # the common case, without the lookups that can only matter otherwise
+            get = self._by_name.get
+            found = []
+            append = found.append
+            for n in self.nodes:
+                operands = []
+                for k, o in enumerate(n.operands):
+                    producer = get(o.name)
+                    operands.append(
+                        producer.shape if producer is not None else self.operand_shape(n, k)
+                    )
+                append((n.shape, tuple(operands)))
+        self._signatures = found
+        return found
+
+    def large_constants(self) -> list[Node]:
+        """The constants of more than one element (a fusion reads them from memory)."""
+        found = self._constants
+        if found is None:
+            found = self._constants = [
+                n for n in self.nodes if n.opcode == CONSTANT and elements(n.shape) > 1
+            ]
+        return found
 
     def shape(self, node: Node) -> Shape:
         """The node's shape as XLA's parser sets it: the text's, except for the opcodes whose
@@ -144,14 +185,30 @@ class ComputationView:
         once, in text order."""
         users = self._users
         if users is None:
-            users = {}
-            for node in self.nodes:
-                for operand in node.operands:
-                    found = users.setdefault(operand.ref, [])
-                    if not found or found[-1] is not node:
-                        found.append(node)
+            if not self._synthetic:
+                # No `%x#1` operands: the computation's own (cached) users index is XLA's.
+                users = index.users(self.computation)  # type: ignore[assignment]
+            else:
+                users = {}
+                for node in self.nodes:
+                    for operand in node.operands:
+                        found = users.setdefault(operand.ref, [])
+                        if not found or found[-1] is not node:
+                            found.append(node)
             self._users = users
+        assert users is not None
         return users.get(name, [])
+
+
+def _reshaped(instruction: Instruction) -> bool:
+    """Whether XLA's parser gives `instruction` a shape of its own making (only a constant
+    with `E(n)` among the constants: its literal's shape drops it)."""
+    if instruction.opcode != CONSTANT:
+        return True
+    shape = instruction.shape
+    return isinstance(shape, ArrayShape) and bool(
+        shape.layout is not None and shape.layout.element_size_bits
+    )
 
 
 def _synthesize(operand: Operand, producer: Instruction | None) -> SyntheticGte:
@@ -219,7 +276,13 @@ class HloCostAnalysis:
     loop bodies and conditions, branches, called and async computations).
     """
 
-    def __init__(self, module: Module, shape_size: ShapeSize = xla_shape_size) -> None:
+    def __init__(
+        self,
+        module: Module,
+        shape_size: ShapeSize = xla_shape_size,
+        *,
+        share_views_with: HloCostAnalysis | None = None,
+    ) -> None:
         entry = module.entry
         if entry is None:
             raise CostError("the module has no computation", module.span)
@@ -227,11 +290,17 @@ class HloCostAnalysis:
         self.shape_size = shape_size
         self.entry = entry
         self._by_name = {c.name: c for c in module.computations}
-        self._views: dict[str, ComputationView] = {}
+        # The views hold no sizes: two analyses of one module (logical and physical sizes) share
+        # them, and the call graph's walk.
+        self._views: dict[str, ComputationView] = (
+            share_views_with._views if share_views_with is not None else {}
+        )
         self._sums: dict[str, Properties] = {}
         self._instructions: dict[str, dict[str, Properties]] = {}
         self._read_bytes: dict[tuple[str, str], int] = {}
-        self.order = callees_first(module, entry)
+        self.order: list[tuple[Computation, bool]] = (
+            share_views_with.order if share_views_with is not None else callees_first(module, entry)
+        )
         for computation, runs in self.order:
             self._sums[computation.name] = self._visit(computation, runs)
 
@@ -261,6 +330,10 @@ class HloCostAnalysis:
 
     # -- the walk --------------------------------------------------------------------------
 
+    def views(self) -> list[ComputationView]:
+        """The views of every computation costed (synthesized async wrappers included)."""
+        return list(self._views.values())
+
     def view(self, name: str, caller: Node | None = None) -> ComputationView:
         found = self._views.get(name)
         if found is None:
@@ -275,8 +348,23 @@ class HloCostAnalysis:
         view = self.view(computation.name)
         total: Properties = {}
         kept: dict[str, Properties] | None = {} if keep else None
-        for node in view.nodes:
-            props = self._cost(view, node)
+        get_rule = RULES.get
+        keeps = KEEPS_OPTIMAL_SECONDS
+        for node, signature in zip(view.nodes, view.signatures()):
+            # HloCostAnalysis::Preprocess, then the opcode's Handle*, then Postprocess.
+            props = self._preprocess(signature)
+            opcode = node.opcode
+            rule = get_rule(opcode)
+            if rule is None and opcode.endswith("-start") and opcode not in ASYNC_START:
+                rule = _handlers.async_sugar
+            if rule is not None:
+                visit = Visit(self, view, node, props)
+                rule(visit)
+                props = visit.properties
+            if opcode not in keeps:
+                # Postprocess: the bottleneck time is recomputed from the per-second rates,
+                # none of which are set, so it is 0 whatever the rule or a subcomputation said.
+                props.pop(OPTIMAL_SECONDS, None)
             accumulate(total, props)
             if kept is not None:
                 kept[node.name] = props
@@ -284,32 +372,20 @@ class HloCostAnalysis:
             self._instructions[computation.name] = kept
         return total
 
-    def _cost(self, view: ComputationView, node: Node) -> Properties:
-        """Preprocess, then the opcode's rule (HloCostAnalysis::Preprocess + Handle*)."""
-        props = self.preprocess(view, node)
-        rule = RULES.get(node.opcode)
-        if rule is None and node.opcode.endswith("-start") and node.opcode not in ASYNC_START:
-            rule = _handlers.async_sugar
-        if rule is not None:
-            visit = Visit(self, view, node, props)
-            rule(visit)
-            props = visit.properties
-        if node.opcode not in KEEPS_OPTIMAL_SECONDS:
-            # Postprocess: the bottleneck time is recomputed from the per-second rates, none of
-            # which are set, so it is 0 whatever the rule or a subcomputation said.
-            props.pop(OPTIMAL_SECONDS, None)
-        return props
-
     def preprocess(self, view: ComputationView, node: Node) -> Properties:
         """HloCostAnalysis::Preprocess: bytes accessed = the output and every operand, each
         operand's bytes, a utilization of 1 per operand."""
+        shapes = tuple(view.operand_shape(node, k) for k in range(len(node.operands)))
+        return self._preprocess((view.shape(node), shapes))
+
+    def _preprocess(self, signature: tuple[Shape, tuple[Shape, ...]]) -> Properties:
         size = self.shape_size
-        shape = view.shape(node)
+        shape, operands = signature
         out = size(shape) if not isinstance(shape, TupleShape) else self._leaf_bytes(shape)
         props: Properties = {OUTPUT_BYTES: out}
         total = out
-        for k in range(len(node.operands)):
-            s = size(view.operand_shape(node, k))
+        for k, operand in enumerate(operands):
+            s = size(operand)
             total += s
             props[operand_bytes_key(k)] = s
             props[operand_utilization_key(k)] = 1.0

@@ -26,8 +26,8 @@ from hlo_layout.cost.properties import (
     operand_utilization_key,
     output_bytes_key,
 )
-from hlo_layout.cost.registry import RULES, Node, Visit, elements, register
-from hlo_layout.syntax.opcodes import CONSTANT, FUSION, GET_TUPLE_ELEMENT, TUPLE
+from hlo_layout.cost.registry import RULES, Node, Visit, register
+from hlo_layout.syntax.opcodes import FUSION, GET_TUPLE_ELEMENT, TUPLE
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Instruction
 
@@ -50,9 +50,8 @@ def fusion(v: Visit) -> None:
     props[BYTES_ACCESSED] = 0
     _output_bytes(v, fused, props)
     # FusionCalculateUtilizations: every fused instruction's utilization is 1 (nothing summed).
-    for inner in fused.nodes:
-        if inner.opcode == CONSTANT and elements(inner.shape) > 1:
-            props[BYTES_ACCESSED] += v.size(fused.shape(inner))
+    for inner in fused.large_constants():
+        props[BYTES_ACCESSED] += v.size(fused.shape(inner))
     for i, param in enumerate(fused.parameters):
         operand_size = 0
         if param is not None:

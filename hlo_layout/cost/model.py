@@ -145,7 +145,11 @@ def module_cost(module: Module, file: str = "<string>", *, physical: bool = True
     `physical`, the physical pass is skipped (physical bytes then equal XLA's logical ones):
     half the time, for a one-line summary."""
     xla = HloCostAnalysis(module)
-    physical_analysis = HloCostAnalysis(module, physical_shape_size) if physical else xla
+    physical_analysis = (
+        HloCostAnalysis(module, physical_shape_size, share_views_with=xla)
+        if physical and _padded(xla)
+        else xla
+    )
     running = xla.running_computations  # callees first
     builder = _Builder(module, xla, physical_analysis)
     per_computation: dict[str, Totals] = {}
@@ -182,6 +186,26 @@ def module_cost(module: Module, file: str = "<string>", *, physical: bool = True
         tuple(builder.unknown),
         executions,
     )
+
+
+def _padded(analysis: HloCostAnalysis) -> bool:
+    """Whether any shape the analysis read has a layout whose physical size can differ from its
+    logical one (tiles, `L(n)`, a split config): if none, the physical pass would repeat the
+    logical one figure for figure (CPU and GPU dumps), so it is skipped."""
+    seen: set[int] = set()
+    for view in analysis.views():
+        for shape, operands in view.signatures():
+            for s in (shape, *operands):
+                if id(s) in seen:
+                    continue
+                seen.add(id(s))
+                for _, leaf in s.leaves():
+                    layout = leaf.layout
+                    if layout is not None and (
+                        layout.tiles or layout.tail_padding_alignment > 1 or layout.split_configs
+                    ):
+                        return True
+    return False
 
 
 class _Builder:

@@ -97,6 +97,13 @@ class Visit:
         """The name of the computation attribute `key` names (`to_apply`, `body`, ...)."""
         from hlo_layout.syntax.attrs import computation_names
 
+        node = self.node
+        if key in _ONLY_CALLEE and isinstance(node, Instruction):
+            # The one callee of a fusion, reduce, map, call...: read without splitting the
+            # attributes (a long backend_config would be split for nothing).
+            called = node.called_computations
+            if len(called) == 1:
+                return called[0]
         names = computation_names(self.require(key))
         if not names:
             raise CostError(f"'{self.node.name}': {key}= names no computation", self.node.span)
@@ -106,6 +113,9 @@ class Visit:
         """HloCostAnalysis::ProcessSubcomputation: the summed properties of computation `name`."""
         return self.analysis.computation_properties(name, self.node)
 
+
+#: Attribute keys that name an instruction's only callee when it has one callee.
+_ONLY_CALLEE = frozenset({"calls", "to_apply"})
 
 Rule = Callable[[Visit], None]
 #: opcode → rule; filled by hlo_layout.cost.handlers.

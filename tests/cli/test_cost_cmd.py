@@ -96,14 +96,14 @@ def test_text_view_at_80_columns_and_piped() -> None:
     # Only a token that must stay whole (the dump's path) may pass the width.
     assert all(len(line) <= 80 or " " not in line.strip() for line in narrow.output.splitlines())
     assert "where time goes" in narrow.output and "tpu-v5e" in narrow.output
-    piped = runner.invoke(app, ["cost", str(V5E), "--top", "3"])
+    piped = runner.invoke(app, ["cost", str(V5E), "--top", "3"], env={"COLUMNS": None})
     assert "… 76 more" in piped.output
     rows = [line for line in piped.output.splitlines() if line.startswith("fusion.13 ")]
     assert rows and "jit(transformer)" in rows[0]  # one greppable line per row
 
 
 def test_inspect_shows_one_cost_line() -> None:
-    result = runner.invoke(app, ["inspect", str(NESTED)])
+    result = runner.invoke(app, ["inspect", str(NESTED)], env={"COLUMNS": None})
     lines = [line for line in result.output.splitlines() if line.startswith("cost ")]
     assert len(lines) == 1
     assert "528 kFLOP" in lines[0] and "with loops 6.31 MFLOP" in lines[0]

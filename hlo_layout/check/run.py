@@ -5,20 +5,19 @@ The CLI only parses flags, calls `run_check`, and renders the CheckResult.
 
 from __future__ import annotations
 
-import functools
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hlo_layout.check.discover import STDIN, Dump
 from hlo_layout.check.metrics import ModuleMetrics, module_metrics
 from hlo_layout.check.pairing import pair
 from hlo_layout.check.policy import PolicySet
 from hlo_layout.check.rules import COST_RULES, Violation, evaluate
 from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError
-from hlo_layout.layout.buffer_assignment import buffer_assignment_beside
-from hlo_layout.syntax.parse import parse_file_modules
+from hlo_layout.memory.backend import BackendChoice
+from hlo_layout.reader.discover import STDIN, DumpFile
+from hlo_layout.reader.load import load_file
 
 
 @dataclass(frozen=True)
@@ -101,19 +100,16 @@ class CheckResult:
         return not self.violations and not self.errors
 
 
-def measure_file(path: Path, key: str = "", cost: bool = False) -> FileResult:
-    """Parse one dump and compute its modules' metrics (top-level: runs in worker processes);
+def measure_file(
+    path: Path, key: str = "", backend: BackendChoice | None = None, cost: bool = False
+) -> FileResult:
+    """Read one dump and compute its modules' metrics (top-level: runs in worker processes);
     `cost`: the cost totals too (module_metrics)."""
     name = "<stdin>" if str(path) == STDIN else str(path)
     key = key or path.name
     try:
-        modules = parse_file_modules(path)
-        if not modules:
-            return FileResult(name, failure=FileError(f"{name}: no HLO module found"), key=key)
-        buffers = (
-            buffer_assignment_beside(path) if len(modules) == 1 and str(path) != STDIN else None
-        )
-        metrics = tuple(module_metrics(m, name, buffers, cost=cost) for m in modules)
+        dumps = load_file(path, key, backend=backend)
+        metrics = tuple(module_metrics(d, cost=cost) for d in dumps)
         return FileResult(name, metrics, key=key)
     except HloLayoutError as e:
         return FileResult(name, failure=file_error(e), key=key)
@@ -121,19 +117,27 @@ def measure_file(path: Path, key: str = "", cost: bool = False) -> FileResult:
         return FileResult(name, failure=FileError(f"{name}: input is nested too deeply"), key=key)
 
 
-def _measure(dump: Dump, cost: bool = False) -> FileResult:
-    return measure_file(dump.path, dump.key, cost)
+def _measure(job: tuple[DumpFile, BackendChoice | None, bool]) -> FileResult:
+    dump, backend, cost = job
+    return measure_file(dump.path, dump.key, backend, cost)
 
 
-def measure_all(dumps: list[Dump], jobs: int = 0, *, cost: bool = False) -> list[FileResult]:
+def measure_all(
+    dumps: list[DumpFile],
+    jobs: int = 0,
+    backend: BackendChoice | None = None,
+    *,
+    cost: bool = False,
+) -> list[FileResult]:
     """Metrics of every file, in order; `jobs` worker processes (0 = one per core). Standard
-    input is read here, never in a worker. `cost`: the cost totals too."""
+    input is read here, never in a worker. `backend` (`--backend`) for every dump, else each
+    is detected; `cost`: the cost totals too (only the cost rules read them)."""
     jobs = jobs or os.cpu_count() or 1
-    measure = functools.partial(_measure, cost=cost)
+    work = [(d, backend, cost) for d in dumps]
     if jobs == 1 or len(dumps) <= 1 or any(str(d.path) == STDIN for d in dumps):
-        return [measure(d) for d in dumps]
+        return [_measure(w) for w in work]
     with ProcessPoolExecutor(max_workers=min(jobs, len(dumps))) as pool:
-        return list(pool.map(measure, dumps, chunksize=1))
+        return list(pool.map(_measure, work, chunksize=1))
 
 
 @dataclass(frozen=True)
@@ -151,17 +155,18 @@ def _entries(results: list[FileResult]) -> list[_Entry]:
 
 
 def run_check(
-    dumps: list[Dump],
+    dumps: list[DumpFile],
     policies: PolicySet,
     *,
-    baseline: list[Dump] | None = None,
+    baseline: list[DumpFile] | None = None,
     unmatched: tuple[tuple[str, str], ...] = (),
     jobs: int = 0,
+    backend: BackendChoice | None = None,
 ) -> CheckResult:
     """Evaluate every module of every file against its policy, and against its baseline module
     (paired by relative path, then by unique name: see `check.pairing`)."""
     cost = bool(policies.keys_in_use() & COST_RULES)
-    results = measure_all(list(dumps) + list(baseline or ()), jobs, cost=cost)
+    results = measure_all(list(dumps) + list(baseline or ()), jobs, backend, cost=cost)
     current, before = results[: len(dumps)], results[len(dumps) :]
     now = _entries(current)
     base_for: dict[int, ModuleMetrics] = {}

@@ -9,16 +9,16 @@ import typer
 from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_INPUT,
-    EXIT_USAGE,
     TOP_DEFAULT,
+    BackendOpt,
+    DumpArgs,
     FormatOpt,
     OutputFormat,
     TopOpt,
     emit_json,
     guard,
     progress,
-    report_error,
-    stderr_console,
+    read_dumps,
     stdout_console,
 )
 from hlo_layout.syntax.parse import file_size
@@ -54,17 +54,11 @@ BandwidthOpt = Annotated[
 
 @app.command()
 def cost(
-    paths: Annotated[
-        list[str],
-        typer.Argument(
-            help="Dump files, globs or dump folders; - reads one dump from stdin.",
-            metavar="PATH...",
-            show_default=False,
-        ),
-    ],
+    paths: DumpArgs,
     chip: ChipOpt = None,
     peak_flops: PeakOpt = None,
     bandwidth: BandwidthOpt = None,
+    backend: BackendOpt = None,
     top: TopOpt = TOP_DEFAULT,
     output_format: FormatOpt = OutputFormat.text,
 ) -> None:
@@ -74,7 +68,6 @@ def cost(
 
     Exit 3 when a dump is unreadable or a PATH matches no dump (the others are still costed).
     """
-    from hlo_layout.check.discover import expand_dumps, no_match_message
     from hlo_layout.cost.roofline import chip_named
 
     if chip is not None:
@@ -88,32 +81,27 @@ def cost(
     with guard("cost"):
         from hlo_layout import api
 
-        dumps, unmatched = expand_dumps(paths)
-        for argument in unmatched:
-            stderr_console().print(f"error: {no_match_message(argument)}", markup=False)
-        files = [(str(d.path), file_size(d.path) if str(d.path) != "-" else 0) for d in dumps]
+        files = [(str(p), file_size(p)) for p in paths]
         with progress(files) as stages:
-            result = api.analyze_cost(
-                [d.path for d in dumps],
+            loaded = read_dumps(paths, backend=backend, stages=stages)
+            result = api.cost_dumps(
+                loaded.dumps,
                 chip=chip,
                 peak_flops=peak_flops,
                 bandwidth=bandwidth,
                 top=top,
                 progress=stages,
-                strict=False,
+                errors=loaded.errors,
+                notes=loaded.notes,
             )
-        for error in result.errors:
-            report_error(error)
         if output_format is OutputFormat.json:
             emit_json(result.to_dict())
         elif result.modules:
             from hlo_layout.report.cost_view import render_cost
 
             stdout_console().print(render_cost(result.modules))
-        if result.errors or unmatched:
+        if result.errors:
             raise typer.Exit(EXIT_INPUT)
-        if not dumps:
-            raise typer.Exit(EXIT_USAGE)
 
 
 __all__ = ["cost"]

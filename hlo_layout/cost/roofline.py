@@ -15,6 +15,11 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hlo_layout.memory.backend import BackendChoice
+    from hlo_layout.syntax.tree import Module
 
 #: Roofline element-type classes.
 TYPE_CLASSES = ("bf16", "fp8", "int8", "f32")
@@ -199,11 +204,38 @@ def default_chip(backend: str, generation: str, hint: str = "") -> tuple[str | N
     return None, "no chip for a CPU dump: --chip or --peak-flops with --bandwidth for a roofline"
 
 
+def chip_for(
+    module: Module,
+    file: str | None,
+    backend: BackendChoice | None = None,
+    target_arguments: str | None = None,
+) -> tuple[str | None, str]:
+    """The chip `module` was compiled for, and why: `default_chip` of its backend (`backend`,
+    as the reader chose it, else detected from the module and file name) and generation (a
+    TPU's from the text of the `*.target_arguments.txt` beside it, which tells v4 from v5e)."""
+    from hlo_layout.memory.backend import detect_backend, tpu_chip_of
+
+    choice = backend if backend is not None else detect_backend(module, file)
+    be = choice.backend
+    generation = be.generation
+    if be.name == "tpu":
+        named = tpu_chip_of(target_arguments) if target_arguments else None
+        if named is not None:
+            generation = named
+        elif "TPU v4 " in choice.reason:
+            generation = "v4"
+    found, why = default_chip(be.name, generation, file or "")
+    if found is not None and choice.assumed:
+        why += f" (the backend is assumed: {choice.reason})"
+    return found, why
+
+
 __all__ = [
     "CHIPS",
     "TYPE_CLASSES",
     "Chip",
     "Roofline",
+    "chip_for",
     "chip_named",
     "default_chip",
     "roofline",

@@ -8,10 +8,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from hlo_layout.check.discover import Dump
 from hlo_layout.check.run import measure_all
 from hlo_layout.cli import app
 from hlo_layout.cost.model import module_cost
+from hlo_layout.reader.discover import DumpFile
 from hlo_layout.syntax import parse_file
 from tests.conftest import CORPUS, DATA
 
@@ -70,7 +70,7 @@ def test_flops_growth_over_a_baseline() -> None:
 
 
 def test_cost_is_measured_only_for_cost_rules() -> None:
-    (plain,) = measure_all([Dump(STEP, STEP.name)], jobs=1)
-    (costed,) = measure_all([Dump(STEP, STEP.name)], jobs=1, cost=True)
+    (plain,) = measure_all([DumpFile(STEP, STEP.name)], jobs=1)
+    (costed,) = measure_all([DumpFile(STEP, STEP.name)], jobs=1, cost=True)
     assert plain.metrics[0].flops is None
     assert costed.metrics[0].flops == module_cost(parse_file(STEP)).total.flops

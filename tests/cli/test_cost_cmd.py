@@ -71,7 +71,7 @@ def test_folder_stdin_and_bad_input() -> None:
     assert piped.exit_code == 0
     assert json.loads(piped.stdout)["modules"][0]["xla"]["flops"] == 528388
     missing = runner.invoke(app, ["cost", "no/such/file.txt"])
-    assert missing.exit_code == 3 and "no dumps matched" in missing.output
+    assert missing.exit_code == 3 and "no such file" in missing.output
     bad = runner.invoke(
         app, ["cost", "-"], input="HloModule m\nENTRY e {\n  ROOT p = f32[2 parameter(0)\n}\n"
     )

@@ -27,8 +27,13 @@ _LAZY = {
     "InspectedModule": "hlo_layout.api",
     "Source": "hlo_layout.errors",
     "Span": "hlo_layout.errors",
+<<<<<<< HEAD
     "analyze_cost": "hlo_layout.api",
+=======
+    "from_compiled": "hlo_layout.interop.jax_compiled",
+>>>>>>> main
     "inspect": "hlo_layout.api",
+    "load": "hlo_layout.reader",
     "parse": "hlo_layout.syntax.parse",
     "parse_file": "hlo_layout.syntax.parse",
     "parse_file_modules": "hlo_layout.syntax.parse",
@@ -54,6 +59,8 @@ if TYPE_CHECKING:
         Source,
         Span,
     )
+    from hlo_layout.interop.jax_compiled import from_compiled
+    from hlo_layout.reader import load
     from hlo_layout.syntax.fragments import parse_shape
     from hlo_layout.syntax.parse import (
         HloInputError,
@@ -89,8 +96,13 @@ __all__ = [
     "Source",
     "Span",
     "__version__",
+<<<<<<< HEAD
     "analyze_cost",
+=======
+    "from_compiled",
+>>>>>>> main
     "inspect",
+    "load",
     "parse",
     "parse_file",
     "parse_file_modules",

@@ -16,7 +16,7 @@ from hlo_layout.syntax.tree import Module
 from hlo_layout.units import ratio_percent
 
 if TYPE_CHECKING:
-    from hlo_layout.reader.load import Dump
+    from hlo_layout.reader.loader import Dump
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from hlo_layout.cli.common import (
     stdout_console,
 )
 from hlo_layout.reader.discover import STDIN, expand_dumps, no_match_message
-from hlo_layout.reader.load import backend_choice, load_dump_file
+from hlo_layout.reader.loader import backend_choice, load_dump_file
 from hlo_layout.syntax.parse import HloInputError
 from hlo_layout.syntax.tree import Module
 

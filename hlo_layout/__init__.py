@@ -27,11 +27,8 @@ _LAZY = {
     "InspectedModule": "hlo_layout.api",
     "Source": "hlo_layout.errors",
     "Span": "hlo_layout.errors",
-<<<<<<< HEAD
     "analyze_cost": "hlo_layout.api",
-=======
     "from_compiled": "hlo_layout.interop.jax_compiled",
->>>>>>> main
     "inspect": "hlo_layout.api",
     "load": "hlo_layout.reader",
     "parse": "hlo_layout.syntax.parse",
@@ -96,11 +93,8 @@ __all__ = [
     "Source",
     "Span",
     "__version__",
-<<<<<<< HEAD
     "analyze_cost",
-=======
     "from_compiled",
->>>>>>> main
     "inspect",
     "load",
     "parse",

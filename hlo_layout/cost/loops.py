@@ -7,9 +7,11 @@ runs as code of its own gets an execution count per run of the module:
 - a while body runs `trip_count` times per execution of the while, its condition once more;
   the trip count is `known_trip_count` from the while's backend_config, else XLA's own pattern
   match (ComputeWhileLoopTripCount, xla/service/while_loop_analysis.cc: the induction variable,
-  its constant start, `i++`, `i < N` or `i <= N`), else the condition evaluated step by step from
-  the start (at most 128 steps, as XLA's brute force). A loop whose count cannot be known runs
-  once, and is listed with the reason;
+  its constant start, `i++`, `i < N` or `i <= N`), else the loop run step by step from its start
+  (XLA's brute force, further: evaluate.py looks through wrapped fusions, evaluates f32 and
+  `s32[1]` counters and bounds carried in the loop state or computed in the graph, and runs up to
+  10,000 steps where XLA stops at 128). A loop whose count cannot be known runs once, and is
+  listed with the reason;
 - a called or async computation runs once per execution of its caller;
 - of a conditional's branches, the costliest (most flops, then most bytes) is counted and named;
   the others count 0.
@@ -23,6 +25,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from hlo_layout.cost.evaluate import Evaluator, Value
 from hlo_layout.errors import HloSemanticError, Span
 from hlo_layout.syntax.attrs import computation_names, int_value
 from hlo_layout.syntax.opcodes import CONSTANT, GET_TUPLE_ELEMENT, TUPLE
@@ -77,21 +80,28 @@ def trip_count(
         return None, "unknown: body or condition not found"
     index = _induction_index(computation, loop, body, condition)
     if isinstance(index, str):
-        return None, f"unknown: {index}"
+        updated = _updated_index(body, condition)
+        counted = (
+            _step_by_step(module, computation, loop, body, condition, updated)
+            if updated is not None
+            else "no one tuple element the condition reads and the body changes"
+        )
+        if isinstance(counted, int):
+            return counted, f"evaluated step by step (not XLA's pattern: {index})"
+        return None, f"unknown: {index}; {counted}"
     init_tuple = computation.resolve(loop.operands[0])
     assert init_tuple is not None  # checked by _induction_index
     start = _constant_value(computation, init_tuple.operands[index].name, depth=8)
-    if start is None:
-        return None, "unknown: the induction variable does not start at a constant"
-    matched = _pattern(body, condition, index, start)
-    if isinstance(matched, tuple):
-        return matched
-    counted = _brute_force(body, condition, index, start)
-    if counted is not None:
-        return counted, f"evaluated step by step ({matched})"
-    return None, f"unknown: {matched}; the condition does not end within " + (
-        f"{MAX_BRUTE_FORCE_ITERATIONS} steps"
-    )
+    matched = "the induction variable is not an integer"
+    if start is not None:
+        pattern = _pattern(body, condition, index, start)
+        if isinstance(pattern, tuple):
+            return pattern
+        matched = pattern
+    counted = _step_by_step(module, computation, loop, body, condition, index)
+    if isinstance(counted, int):
+        return counted, f"evaluated step by step (not XLA's pattern: {matched})"
+    return None, f"unknown: {matched}; {counted}"
 
 
 def _callee(module: Module, loop: Instruction, key: str) -> Computation | None:
@@ -247,46 +257,100 @@ def _pattern(
     return "the condition is not i < N or i <= N"
 
 
-_COMPARE = {
-    "LT": lambda a, b: a < b,
-    "LE": lambda a, b: a <= b,
-    "GT": lambda a, b: a > b,
-    "GE": lambda a, b: a >= b,
-    "EQ": lambda a, b: a == b,
-    "NE": lambda a, b: a != b,
-}
-_STEP = {
-    "add": lambda a, b: a + b,
-    "subtract": lambda a, b: a - b,
-    "multiply": lambda a, b: a * b,
-}
+#: How many steps the fallback runs the loop for before giving up. XLA's brute force stops at
+#: MAX_BRUTE_FORCE_ITERATIONS; we go further (a step is a few scalar operations), so a float
+#: counter `0.0, 1.0, … < 200.0` or a wrapped `s32[1]` counter gets its count where XLA records
+#: none.
+STEP_LIMIT = 10_000
 
 
-def _brute_force(body: Computation, condition: Computation, index: int, start: int) -> int | None:
-    """ComputeWhileLoopTripCount's fallback: run `compare(i, N)` and `i = op(i, c)` from the
-    start until the condition is false, at most MAX_BRUTE_FORCE_ITERATIONS times."""
-    root, body_root = condition.root, body.root
-    assert root is not None and body_root is not None
+def _invariants(
+    evaluator: Evaluator, computation: Computation, init: Instruction, body: Computation
+) -> dict[int, Value]:
+    """The loop's tuple elements the body passes through unchanged (a bound carried in the
+    loop state: `while i < n`), each evaluated from the loop's initial tuple where it can be."""
+    body_root, param = body.root, _param0(body)
+    found: dict[int, Value] = {}
+    if body_root is None or param is None:
+        return found
+    for at, operand in enumerate(body_root.operands[: len(init.operands)]):
+        producer = body.resolve(operand)
+        passes = operand.name == param and operand.index == at
+        if producer is not None and producer.opcode == GET_TUPLE_ELEMENT and producer.operands:
+            passes = producer.operands[0].name == param and _tuple_index(producer) == at
+        start = computation.resolve(init.operands[at])
+        if passes and start is not None:
+            value = evaluator.value(computation, start, {})
+            if value is not None and not isinstance(value, dict):
+                found[at] = value
+    return found
+
+
+def _updated_index(body: Computation, condition: Computation) -> int | None:
+    """When the condition reads several tuple elements (`i < n`, both carried): the one the body
+    changes, if exactly one."""
+    param, body_param, body_root = _param0(condition), _param0(body), body.root
+    if param is None or body_param is None or body_root is None or body_root.opcode != TUPLE:
+        return None
+    read = {
+        index
+        for instruction in condition.instructions
+        if instruction.opcode == GET_TUPLE_ELEMENT
+        and instruction.operands
+        and instruction.operands[0].name == param
+        and (index := _tuple_index(instruction)) is not None
+    }
+    changed = []
+    for index in sorted(read):
+        if index >= len(body_root.operands):
+            return None
+        operand = body_root.operands[index]
+        producer = body.resolve(operand)
+        passes = operand.name == body_param and operand.index == index
+        if producer is not None and producer.opcode == GET_TUPLE_ELEMENT and producer.operands:
+            passes = producer.operands[0].name == body_param and _tuple_index(producer) == index
+        if not passes:
+            changed.append(index)
+    return changed[0] if len(changed) == 1 else None
+
+
+def _step_by_step(
+    module: Module,
+    computation: Computation,
+    loop: Instruction,
+    body: Computation,
+    condition: Computation,
+    index: int,
+) -> int | str:
+    """ComputeWhileLoopTripCount's brute force, further: the loop's start evaluated (the
+    induction variable and the elements the body passes through), then the condition and the
+    variable's update run on it until the condition is false (at most STEP_LIMIT steps)."""
+    evaluator = Evaluator(module)
+    init = computation.resolve(loop.operands[0]) if loop.operands else None
+    body_root, cond_root = body.root, condition.root
+    if init is None or init.opcode != TUPLE or index >= len(init.operands):
+        return "the loop's initial value is not a tuple"
+    assert body_root is not None and cond_root is not None
+    start_at = computation.resolve(init.operands[index])
+    value = evaluator.value(computation, start_at, {}) if start_at is not None else None
+    if value is None or isinstance(value, (dict, list)):
+        return "the induction variable does not start at a constant"
     update = body.resolve(body_root.operands[index])
-    direction = root.attr("direction")
-    if root.opcode != "compare" or direction is None or direction.raw not in _COMPARE:
-        return None
-    if update is None or update.opcode not in _STEP or len(update.operands) != 2:
-        return None
-    bound, step = _constant_operand(condition, root), _constant_operand(body, update)
-    indvar, body_indvar = _non_constant(condition, root), _non_constant(body, update)
-    if bound is None or step is None or indvar is None or body_indvar is None:
-        return None
-    compare, apply = _COMPARE[direction.raw], _STEP[update.opcode]
-    indvar_first = root.operands[0].ref == indvar
-    step_first = update.operands[0].ref == body_indvar
-    value = start
-    for count in range(MAX_BRUTE_FORCE_ITERATIONS + 1):
-        holds = compare(value, bound) if indvar_first else compare(bound, value)
+    if update is None:
+        return "the induction variable's update is not found"
+    state = _invariants(evaluator, computation, init, body)
+    for count in range(STEP_LIMIT + 1):
+        state[index] = value
+        args: dict[int, Value] = {0: state}
+        holds = evaluator.value(condition, cond_root, args)
+        if not isinstance(holds, bool):
+            return "the condition is not evaluated from the loop's start"
         if not holds:
             return count
-        value = apply(value, step) if step_first else apply(step, value)
-    return None
+        value = evaluator.value(body, update, args)
+        if value is None or isinstance(value, (dict, list)):
+            return "the induction variable's update is not evaluated from the loop's start"
+    return f"the condition does not end within {STEP_LIMIT} steps"
 
 
 def branch_names(module: Module, conditional: Instruction) -> tuple[str, ...]:
@@ -309,6 +373,7 @@ def known_trip_count_json(count: int) -> str:
 __all__ = [
     "CONTROL",
     "MAX_BRUTE_FORCE_ITERATIONS",
+    "STEP_LIMIT",
     "Branch",
     "Loop",
     "branch_names",

@@ -62,9 +62,10 @@ def cost(
     top: TopOpt = TOP_DEFAULT,
     output_format: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Where time goes: XLA's HloCostAnalysis (flops, transcendentals, bytes accessed) computed
-    from the text, the totals with while loops counted their trip count times and bytes at the
-    layouts' physical size, and the instructions ranked by their roofline time on a chip.
+    """Where time goes: XLA's HloCostAnalysis (flops, transcendentals, bytes accessed)
+    computed from the text, the totals with while loops counted their trip count times
+    and bytes at the layouts' physical size, and the instructions ranked by their
+    roofline time on a chip.
 
     Exit 3 when a dump is unreadable or a PATH matches no dump (the others are still costed).
     """

@@ -20,7 +20,7 @@ from typing import Any
 
 from hlo_layout.errors import HloSemanticError
 from hlo_layout.syntax.attrs import int_value
-from hlo_layout.syntax.opcodes import CONSTANT, GET_TUPLE_ELEMENT, PARAMETER
+from hlo_layout.syntax.opcodes import CONSTANT, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from hlo_layout.syntax.shape import ArrayShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
@@ -30,6 +30,9 @@ Value = Scalar | list[Scalar] | dict[int, Any] | None
 
 #: The largest array evaluated (the bound `(iota(10) < 5).sum()` needs ten elements).
 ARRAY_LIMIT = 4096
+#: How many elements one evaluator computes in all before it gives up (a loop run step by step
+#: with an array computed at every step stops here, in well under a second).
+WORK_LIMIT = 1_000_000
 #: How deep fusions and calls nest before evaluation gives up.
 DEPTH_LIMIT = 8
 
@@ -87,6 +90,7 @@ class Evaluator:
 
     def __init__(self, module: Module) -> None:
         self.module = module
+        self.work = 0  # elements computed so far, against WORK_LIMIT
 
     def value(
         self,
@@ -150,11 +154,19 @@ class Evaluator:
             attr = instruction.attr("index")
             at = int_value(attr) if attr is not None else None
             return whole.get(at) if isinstance(whole, dict) and at is not None else None
+        if opcode == TUPLE:
+            values = self._operands(computation, instruction, args, memo, depth)
+            return {at: v for at, v in enumerate(values) if v is not None}
+        if opcode in ("fusion", "call"):
+            callees = instruction.called_computations
+            values = self._operands(computation, instruction, args, memo, depth)
+            return self._call(callees[0] if callees else None, values, depth)
         if not isinstance(shape, ArrayShape):
             return None
         size = math.prod(shape.dims)
-        if size > ARRAY_LIMIT:
+        if size > ARRAY_LIMIT or self.work + size > WORK_LIMIT:
             return None
+        self.work += size
         element_type = shape.element_type
         scalar = all(d == 1 for d in shape.dims)
         if opcode == CONSTANT:
@@ -164,9 +176,6 @@ class Evaluator:
         values = self._operands(computation, instruction, args, memo, depth)
         if any(v is None or isinstance(v, dict) for v in values):
             return None
-        if opcode in ("fusion", "call"):
-            callees = instruction.called_computations
-            return self._call(callees[0] if callees else None, values, depth)
         if opcode == "broadcast" and values:
             if isinstance(values[0], list):
                 return values[0] if len(values[0]) == size else None
@@ -252,4 +261,4 @@ def _typed(value: Any, element_type: str) -> Scalar:
     return float(struct.unpack(form, struct.pack(form, float(value)))[0])
 
 
-__all__ = ["ARRAY_LIMIT", "COMPARE", "DEPTH_LIMIT", "Evaluator", "Scalar", "Value"]
+__all__ = ["ARRAY_LIMIT", "COMPARE", "DEPTH_LIMIT", "WORK_LIMIT", "Evaluator", "Scalar", "Value"]

@@ -8,10 +8,10 @@ runs as code of its own gets an execution count per run of the module:
   the trip count is `known_trip_count` from the while's backend_config, else XLA's own pattern
   match (ComputeWhileLoopTripCount, xla/service/while_loop_analysis.cc: the induction variable,
   its constant start, `i++`, `i < N` or `i <= N`), else the loop run step by step from its start
-  (XLA's brute force, further: evaluate.py looks through wrapped fusions, evaluates f32 and
-  `s32[1]` counters and bounds carried in the loop state or computed in the graph, and runs up to
-  10,000 steps where XLA stops at 128). A loop whose count cannot be known runs once, and is
-  listed with the reason;
+  (XLA's brute force, further: evaluate.py runs the scalars of the loop state through wrapped
+  fusions and calls, f32 and `s32[1]` counters, bounds carried in the state or computed in the
+  graph, up to 10,000 steps where XLA stops at 128). A loop whose count cannot be known runs
+  once, and is listed with the reason;
 - a called or async computation runs once per execution of its caller;
 - of a conditional's branches, the costliest (most flops, then most bytes) is counted and named;
   the others count 0.
@@ -79,26 +79,17 @@ def trip_count(
     if body is None or condition is None:
         return None, "unknown: body or condition not found"
     index = _induction_index(computation, loop, body, condition)
-    if isinstance(index, str):
-        updated = _updated_index(body, condition)
-        counted = (
-            _step_by_step(module, computation, loop, body, condition, updated)
-            if updated is not None
-            else "no one tuple element the condition reads and the body changes"
-        )
-        if isinstance(counted, int):
-            return counted, f"evaluated step by step (not XLA's pattern: {index})"
-        return None, f"unknown: {index}; {counted}"
-    init_tuple = computation.resolve(loop.operands[0])
-    assert init_tuple is not None  # checked by _induction_index
-    start = _constant_value(computation, init_tuple.operands[index].name, depth=8)
-    matched = "the induction variable is not an integer"
-    if start is not None:
-        pattern = _pattern(body, condition, index, start)
-        if isinstance(pattern, tuple):
-            return pattern
-        matched = pattern
-    counted = _step_by_step(module, computation, loop, body, condition, index)
+    matched = index if isinstance(index, str) else "the induction variable is not an integer"
+    if isinstance(index, int):
+        init_tuple = computation.resolve(loop.operands[0])
+        assert init_tuple is not None  # checked by _induction_index
+        start = _constant_value(computation, init_tuple.operands[index].name, depth=8)
+        if start is not None:
+            pattern = _pattern(body, condition, index, start)
+            if isinstance(pattern, tuple):
+                return pattern
+            matched = pattern
+    counted = _step_by_step(module, computation, loop, body, condition)
     if isinstance(counted, int):
         return counted, f"evaluated step by step (not XLA's pattern: {matched})"
     return None, f"unknown: {matched}; {counted}"
@@ -264,93 +255,64 @@ def _pattern(
 STEP_LIMIT = 10_000
 
 
-def _invariants(
-    evaluator: Evaluator, computation: Computation, init: Instruction, body: Computation
-) -> dict[int, Value]:
-    """The loop's tuple elements the body passes through unchanged (a bound carried in the
-    loop state: `while i < n`), each evaluated from the loop's initial tuple where it can be."""
-    body_root, param = body.root, _param0(body)
-    found: dict[int, Value] = {}
-    if body_root is None or param is None:
-        return found
-    for at, operand in enumerate(body_root.operands[: len(init.operands)]):
-        producer = body.resolve(operand)
-        passes = operand.name == param and operand.index == at
-        if producer is not None and producer.opcode == GET_TUPLE_ELEMENT and producer.operands:
-            passes = producer.operands[0].name == param and _tuple_index(producer) == at
-        start = computation.resolve(init.operands[at])
-        if passes and start is not None:
-            value = evaluator.value(computation, start, {})
-            if value is not None and not isinstance(value, dict):
-                found[at] = value
-    return found
-
-
-def _updated_index(body: Computation, condition: Computation) -> int | None:
-    """When the condition reads several tuple elements (`i < n`, both carried): the one the body
-    changes, if exactly one."""
-    param, body_param, body_root = _param0(condition), _param0(body), body.root
-    if param is None or body_param is None or body_root is None or body_root.opcode != TUPLE:
-        return None
-    read = {
-        index
-        for instruction in condition.instructions
-        if instruction.opcode == GET_TUPLE_ELEMENT
-        and instruction.operands
-        and instruction.operands[0].name == param
-        and (index := _tuple_index(instruction)) is not None
-    }
-    changed = []
-    for index in sorted(read):
-        if index >= len(body_root.operands):
-            return None
-        operand = body_root.operands[index]
-        producer = body.resolve(operand)
-        passes = operand.name == body_param and operand.index == index
-        if producer is not None and producer.opcode == GET_TUPLE_ELEMENT and producer.operands:
-            passes = producer.operands[0].name == body_param and _tuple_index(producer) == index
-        if not passes:
-            changed.append(index)
-    return changed[0] if len(changed) == 1 else None
-
-
 def _step_by_step(
     module: Module,
     computation: Computation,
     loop: Instruction,
     body: Computation,
     condition: Computation,
-    index: int,
 ) -> int | str:
-    """ComputeWhileLoopTripCount's brute force, further: the loop's start evaluated (the
-    induction variable and the elements the body passes through), then the condition and the
-    variable's update run on it until the condition is false (at most STEP_LIMIT steps)."""
+    """ComputeWhileLoopTripCount's brute force, further: the loop's state evaluated from its
+    initial value (its scalar elements: counters, bounds), then the condition and the body run
+    on it until the condition is false (at most STEP_LIMIT steps)."""
     evaluator = Evaluator(module)
     init = computation.resolve(loop.operands[0]) if loop.operands else None
     body_root, cond_root = body.root, condition.root
-    if init is None or init.opcode != TUPLE or index >= len(init.operands):
-        return "the loop's initial value is not a tuple"
-    assert body_root is not None and cond_root is not None
-    start_at = computation.resolve(init.operands[index])
-    value = evaluator.value(computation, start_at, {}) if start_at is not None else None
-    if value is None or isinstance(value, (dict, list)):
-        return "the induction variable does not start at a constant"
-    update = body.resolve(body_root.operands[index])
-    if update is None:
-        return "the induction variable's update is not found"
-    state = _invariants(evaluator, computation, init, body)
+    if init is None or body_root is None or cond_root is None:
+        return "the loop's initial value, body or condition is not found"
+    state = _scalars(evaluator.value(computation, init, {}))
+    if state is None:
+        return "no scalar of the loop's state starts at a constant"
     for count in range(STEP_LIMIT + 1):
-        state[index] = value
-        args: dict[int, Value] = {0: state}
-        holds = evaluator.value(condition, cond_root, args)
+        holds = evaluator.value(condition, cond_root, {0: state})
         if not isinstance(holds, bool):
             return "the condition is not evaluated from the loop's start"
         if not holds:
             return count
-        value = evaluator.value(body, update, args)
-        if value is None or isinstance(value, (dict, list)):
-            return "the induction variable's update is not evaluated from the loop's start"
+        after = _scalars(_state_after(evaluator, body, body_root, state))
+        if after is None:
+            return "the loop's state after a step is not evaluated"
+        if after == state:
+            return "the loop's state does not change: it does not end"
+        state = after
     return f"the condition does not end within {STEP_LIMIT} steps"
+
+
+def _state_after(evaluator: Evaluator, body: Computation, root: Instruction, state: Value) -> Value:
+    """The body's result on `state`: of a tuple, only the scalar elements are evaluated."""
+    if root.opcode != TUPLE:
+        return evaluator.value(body, root, {0: state})
+    memo: dict[str, Value] = {}
+    found: dict[int, Value] = {}
+    for at, operand in enumerate(root.operands):
+        producer = body.resolve(operand)
+        shape = producer.shape if producer is not None else None
+        if isinstance(shape, ArrayShape) and all(d == 1 for d in shape.dims):
+            assert producer is not None
+            value = evaluator.value(body, producer, {0: state}, memo)
+            if operand.index is not None:
+                value = value.get(operand.index) if isinstance(value, dict) else None
+            found[at] = value
+    return found
+
+
+def _scalars(value: Value) -> Value:
+    """The scalars of a loop state (a scalar, or a tuple's scalar elements by index): arrays are
+    left out, so a step costs a few operations."""
+    if isinstance(value, dict):
+        kept = {k: v for k, v in value.items() if v is not None and not isinstance(v, list)}
+        return kept or None
+    return None if value is None or isinstance(value, list) else value
 
 
 def branch_names(module: Module, conditional: Instruction) -> tuple[str, ...]:

@@ -226,3 +226,82 @@ ENTRY e {
         module_cost(parse(text, verify=False))
     assert "cycle" in caught.value.message
     assert caught.value.span is not None and caught.value.span.line in (4, 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "trips", "reason"),
+    [
+        (  # a loop state that is one scalar, not a tuple (hlo_verifier_test.cc)
+            """HloModule m
+body { p = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT a = s32[] add(one, p) }
+cond { p = s32[] parameter(0)
+  five = s32[] constant(5)
+  ROOT gt = pred[] compare(five, p), direction=GT }
+ENTRY e { z = s32[] constant(0)
+  ROOT w = s32[] while(z), condition=cond, body=body }""",
+            5,
+            "",
+        ),
+        (  # a flag the body clears (hlo_evaluator_test.cc): one step
+            """HloModule m
+body { p = (pred[], f32[4]) parameter(0)
+  x = f32[4] get-tuple-element(p), index=1
+  y = f32[4] add(x, x)
+  f = pred[] constant(false)
+  ROOT t = (pred[], f32[4]) tuple(f, y) }
+cond { p = (pred[], f32[4]) parameter(0)
+  ROOT g = pred[] get-tuple-element(p), index=0 }
+ENTRY e { x = f32[4] parameter(0)
+  t = pred[] constant(true)
+  i = (pred[], f32[4]) tuple(t, x)
+  ROOT w = (pred[], f32[4]) while(i), condition=cond, body=body }""",
+            1,
+            "",
+        ),
+        (  # a bound carried in the loop state and a call returning a tuple
+            """HloModule m
+pick { p = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] get-tuple-element(p), index=1
+  lt = pred[] compare(i, n), direction=LT
+  ROOT t = (pred[]) tuple(lt) }
+body { p = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] get-tuple-element(p), index=1
+  two = s32[] constant(2)
+  j = s32[] add(i, two)
+  ROOT t = (s32[], s32[]) tuple(j, n) }
+cond { p = (s32[], s32[]) parameter(0)
+  c = (pred[]) call(p), to_apply=pick
+  ROOT g = pred[] get-tuple-element(c), index=0 }
+ENTRY e { z = s32[] constant(0)
+  n = s32[] constant(9)
+  i = (s32[], s32[]) tuple(z, n)
+  ROOT w = (s32[], s32[]) while(i), condition=cond, body=body }""",
+            5,
+            "",
+        ),
+        (  # a state that does not change: the loop does not end
+            """HloModule m
+body { p = (s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  ROOT t = (s32[]) tuple(i) }
+cond { p = (s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  b = s32[] constant(3)
+  ROOT lt = pred[] compare(i, b), direction=LT }
+ENTRY e { z = s32[] constant(0)
+  i = (s32[]) tuple(z)
+  ROOT w = (s32[]) while(i), condition=cond, body=body }""",
+            None,
+            "does not change",
+        ),
+    ],
+)
+def test_loops_run_step_by_step(text: str, trips: int | None, reason: str) -> None:
+    (loop,) = module_cost(parse(text)).loops
+    assert loop.trip_count == trips, loop.how
+    assert loop.how.startswith("evaluated step by step" if trips is not None else "unknown:")
+    assert reason in loop.how

@@ -4,8 +4,8 @@
 Figures are the vendors' published ones, dense (no structured sparsity), per chip, with the
 source beside each row. NVIDIA publishes Tensor Core figures "with sparsity" and notes that dense
 is half of that: we keep the published number and halve it in code (`_dense`), so each row can be
-checked against its datasheet. Where a vendor publishes no figure for a type (f32 on TPUs, fp8 on
-A100 and on TPUs but v5p), the bf16 peak stands in and a note says so: XLA runs those matmuls on
+checked against its datasheet. Where a vendor publishes no figure for a type (f32 and fp8 on TPUs,
+fp8 on A100), the bf16 peak stands in and a note says so: XLA runs those matmuls on
 the same units (TPU f32 dots are bf16 passes at DEFAULT precision; A100 has no fp8).
 """
 
@@ -65,9 +65,9 @@ CHIPS: tuple[Chip, ...] = (
     # (cloud.google.com/tpu/docs/v5e, /v6e): 197 TFLOPs bf16, 393 TOPs int8, 819 GBps HBM2.
     Chip("tpu-v5e", {"bf16": 197 * T, "int8": 393 * T, "fp8": None, "f32": None}, 819 * GB,
          "Cloud TPU docs, TPU v5e", ("v5e", "v5litepod", "v5lite")),
-    # Cloud TPU docs, "TPU v5p" (cloud.google.com/tpu/docs/v5p): 459 TFLOPs bf16, 459 TFLOPs fp8,
-    # 918 TOPs int8 (Google Cloud's v5p announcement), HBM2e 95 GiB at 2765 GBps.
-    Chip("tpu-v5p", {"bf16": 459 * T, "fp8": 459 * T, "int8": 918 * T, "f32": None}, 2765 * GB,
+    # Cloud TPU docs, "TPU v5p" (cloud.google.com/tpu/docs/v5p): 459 TFLOPs bf16, HBM2e 95 GB
+    # at 2765 GBps; 918 TOPs int8 from Google Cloud's v5p announcement (December 2023).
+    Chip("tpu-v5p", {"bf16": 459 * T, "int8": 918 * T, "fp8": None, "f32": None}, 2765 * GB,
          "Cloud TPU docs, TPU v5p", ("v5p",)),
     # Cloud TPU docs, "TPU v6e" (cloud.google.com/tpu/docs/v6e, Trillium): 918 TFLOPs bf16,
     # 1836 TOPs int8, HBM 32 GB at 1640 GBps.

@@ -23,6 +23,7 @@ from hlo_layout.memory.assigner import BufferAssigner
 from hlo_layout.memory.attribution import Group, Grouping, group_buffers
 from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
+from hlo_layout.memory.frontend import detect_frontend
 from hlo_layout.memory.gpu_alias import custom_call_target
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.memory.metadata import SourceInfo
@@ -489,7 +490,7 @@ def _analyze(
             "the dump is not scheduled (no is_scheduled=true): the text order stands in for the "
             "schedule, so intervals and the peak are estimates"
         )
-    df = DataflowAnalysis(module)
+    df = DataflowAnalysis(module, be)
     alias = AliasAnalysis(df)
     lr = LiveRange(df, alias)
     assigner = BufferAssigner(df, alias, lr, be)
@@ -649,7 +650,8 @@ def _analyze(
                 f"S({color}) ({_space_name(color, be.name)}) is placed by libtpu's closed "
                 "memory-space assignment: its figures are an estimate"
             )
-    if be.name == "cpu":
+    # jax's figure: not for TensorFlow's or torch-xla's modules (memory/frontend.py)
+    if be.name == "cpu" and detect_frontend(module)[0] not in ("tensorflow", "torch-xla"):
         notes.append(
             "jax (0.10.2) on CPU reports memory_analysis().peak_memory_in_bytes as the static part "
             "only (parameters + outputs + constants = static_bytes), not a peak"

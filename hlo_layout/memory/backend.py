@@ -76,14 +76,40 @@ class Backend:
     #: a u32 in S(6), 1024 B for a pred, where tiled scalars take their tile's 512 B; untiled
     #: scalars in S(2) and S(8) keep their 4 B).
     untiled_scalar_elements: tuple[tuple[int, int], ...] = ()
+    #: Memory spaces whose arrays take their logical bytes, tiles not padding them (libtpu's
+    #: buffer assignment: `s32[1]{0:T(128)S(2)}` 4 B in jax012-tpu's SparseCore gathers and
+    #: scatters, not a tile's 512 B; `s32[25]{0:T(1)S(11)}` 100 B): S(2) and the SparseCore
+    #: spaces S(8)-S(15).
+    logical_size_spaces: frozenset[int] = frozenset()
+    #: The color and size libtpu gives a tuple value of a computation run on another execution
+    #: thread (SparseCore: `execution_thread="sparsecore"`): jax012-tpu's v6e `call-start`
+    #: tuples are `@7`, size 0, in a temp allocation of their own. None: as any tuple.
+    offload_tuple: tuple[int, int] | None = None
     #: Whether BufferAssigner takes tuple buffers (pointer tables) and the own-allocation
     #: contexts of `assigner._offload_context` after every other buffer, in post order, as if of
     #: size 0 (libtpu: the order of the tables in the compiler's combined temp allocation,
     #: which decides its size where tables differ in size: tpu-gen3 v6e lstm_scan_grad 64 B,
     #: SparseCore gathers 16 KiB).
     tables_sort_last: bool = False
+    #: Whether an instruction may take the memory of a `copy` result that dies there (the
+    #: generic CanShareOperandBufferWithUser rules). libtpu on v4, v5e and v6e never lets it:
+    #: jax012-tpu adam_donate's `power` of a copied scalar gets its own S(6) chunk in the
+    #: compiler's file (S(6) temp 1536 B, 1024 B with the sharing); v5p does (tpu-gen3
+    #: vmap_ensemble's weight update in the dying copy's 1 MiB).
+    copy_result_shares: bool = True
     #: The TPU generation these settings are for (`v4/v5e`, `v5p`, `v6e`); "" elsewhere.
     generation: str = ""
+    #: Where the compiler's scheduler put the get-tuple-elements the printer folds into `%x#N`
+    #: operands (memory/schedule.scheduled_sequence's model): XLA:CPU's BFSMemoryScheduler is
+    #: replayed (`bfs`); the latency-hiding scheduler of TPU and GPU is not, each goes right
+    #: before its first user (`before_first_user`, an estimate).
+    folded_gte_placement: str = "bfs"
+    #: Whether the root value of a computation an async chain wraps starts at the instruction
+    #: binding the chain (its async-start, or the async-update passing the operands) rather
+    #: than at its own step: libtpu's live ranges (jax012-tpu v5e embed_scatter_grad, each
+    #: `slice-start`'s slice). XLA's own HloLiveRange instead moves every start in an async
+    #: context back to the calling computation's start; no CPU or GPU dump here tells.
+    async_root_at_binding: bool = False
 
     @property
     def label(self) -> str:
@@ -97,7 +123,7 @@ class Backend:
 
 
 CPU = Backend("cpu", 64)
-GPU = Backend("gpu", 256, gpu_alias_hints=True)
+GPU = Backend("gpu", 256, gpu_alias_hints=True, folded_gte_placement="before_first_user")
 #: TPU v4 and v5e (libtpu 0.0.52; the corpus' TPU dumps and tests/data/memory/tpu-sort): tuple
 #: tables of 8 B per element rounded up to 512 B, and a sort's output never takes its operand's
 #: buffer.
@@ -116,7 +142,12 @@ TPU = Backend(
     untiled_scalar_elements=((0, 1024), (6, 1024)),
     tables_sort_last=True,
     all_reduce_shares=True,
+    copy_result_shares=False,
+    async_root_at_binding=True,
+    logical_size_spaces=frozenset({2, *range(8, 16)}),
+    offload_tuple=(7, 0),
     generation="v4/v5e",
+    folded_gte_placement="before_first_user",
 )
 #: v5p and v6e (tests/data/memory/tpu-gen): 4 B per element rounded up to 32 B; on v5p a sort
 #: shares its operand's buffer as XLA's generic rule allows, on v6e it does not.
@@ -129,6 +160,7 @@ TPU_V5P = replace(
     # weight-update kOutput fusion takes the dying copy's 1 MiB, as in the compiler's file;
     # without it 1.046 of jax's peak).
     fusion_elementwise_shares=True,
+    copy_result_shares=True,
     generation="v5p",
 )
 TPU_V6E = replace(TPU, pointer_bytes=4, table_alignment=32, generation="v6e")

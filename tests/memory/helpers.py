@@ -14,7 +14,12 @@ DATA = REPO / "tests" / "data"
 CORPUS = DATA / "corpus"
 GENERATED = DATA / "memory" / "cpu-gen"
 #: Every folder of generated CPU dumps with XLA's files and jax's figures (READMEs there).
-CPU_GENERATED = (GENERATED, DATA / "memory" / "cpu-gen2", DATA / "memory" / "cpu-gen3")
+CPU_GENERATED = (
+    GENERATED,
+    DATA / "memory" / "cpu-gen2",
+    DATA / "memory" / "cpu-gen3",
+    DATA / "memory" / "jax012-cpu",
+)
 _RANGE = re.compile(r"^\s+(\S+\{[\d,]*\}):(\d+)-(\d+)$")
 
 

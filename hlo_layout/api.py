@@ -28,6 +28,8 @@ TOP_DEFAULT = 20
 
 
 if TYPE_CHECKING:
+    from hlo_layout.cost.model import ModuleCost
+    from hlo_layout.cost.summary import CostSummary
     from hlo_layout.memory.backend import Backend
     from hlo_layout.memory.buffer_assignment import BufferAssignment
     from hlo_layout.memory.footprint import MemoryReport
@@ -57,6 +59,18 @@ class InspectedModule:
         from hlo_layout.report.model import module_summary
 
         return module_summary(self.module)
+
+    @property
+    def cost(self) -> ModuleCost | None:
+        """XLA's cost analysis of the module and the loop-aware totals (computed on each access,
+        without the physical-bytes pass), or None when the module cannot be costed (a call-graph
+        cycle, an undefined callee: `analyze_cost` reports why)."""
+        from hlo_layout.cost.model import module_cost
+
+        try:
+            return module_cost(self.module, self.file, physical=False)
+        except HloLayoutError:
+            return None
 
     def to_dict(self) -> dict[str, Any]:
         """This module's object of the `inspect --format json` document."""
@@ -241,10 +255,110 @@ def _write_streamed(
     return True
 
 
+#: `cost --format json`'s schema version.
+COST_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class CostResult:
+    """Every module read with its cost (`hlo_layout.cost.summary.CostSummary`), the input
+    errors met on the way (a dump that failed is skipped) and the reader's notes."""
+
+    modules: tuple[CostSummary, ...]
+    errors: tuple[HloLayoutError, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `cost --format json` document (the CLI prints exactly this)."""
+        return {
+            "schema_version": COST_SCHEMA_VERSION,
+            "modules": [m.to_dict() for m in self.modules],
+        }
+
+    def __repr__(self) -> str:
+        return f"<CostResult: {len(self.modules)} module(s), {len(self.errors)} error(s)>"
+
+
+def analyze_cost(
+    sources: Source | Sequence[Source],
+    *,
+    chip: str | None = None,
+    peak_flops: float | None = None,
+    bandwidth: float | None = None,
+    backend: str | Backend | None = None,
+    top: int | None = TOP_DEFAULT,
+    progress: Progress | None = None,
+    strict: bool = True,
+) -> CostResult:
+    """Read dumps (files, folders, globs, `-`, or HLO text) and cost them: XLA's
+    HloCostAnalysis totals, the loop-aware ones with physical bytes, and the instructions ranked
+    by their roofline time on `chip` (default: the chip the dump was compiled for, when its
+    backend and generation say so; `peak_flops` / `bandwidth` override the chip's figures or,
+    together, stand for a chip of their own).
+
+    >>> import hlo_layout
+    >>> text = "HloModule m\nENTRY e { a = f32[64,64]{1,0} parameter(0)\n"
+    >>> text += "ROOT d = f32[64,64]{1,0} dot(a, a), lhs_contracting_dims={1}, "
+    >>> text += "rhs_contracting_dims={0} }"
+    >>> (module,) = hlo_layout.analyze_cost(text, chip="h100").modules
+    >>> module.cost.total.flops, module.rows[0].bound
+    (524288, 'memory')
+    """
+    loaded = load(sources, backend=backend, strict=strict, progress=progress)
+    return cost_dumps(
+        loaded.dumps,
+        chip=chip,
+        peak_flops=peak_flops,
+        bandwidth=bandwidth,
+        top=top,
+        progress=progress,
+        errors=loaded.errors,
+        notes=loaded.notes,
+    )
+
+
+def cost_dumps(
+    dumps: Sequence[Dump],
+    *,
+    chip: str | None = None,
+    peak_flops: float | None = None,
+    bandwidth: float | None = None,
+    top: int | None = TOP_DEFAULT,
+    progress: Progress | None = None,
+    errors: Sequence[HloLayoutError] = (),
+    notes: Sequence[str] = (),
+) -> CostResult:
+    """`analyze_cost` of dumps already read (`hlo_layout.reader.loader`)."""
+    from hlo_layout.cost.model import module_cost
+    from hlo_layout.cost.roofline import chip_for, roofline
+    from hlo_layout.cost.summary import summarize
+    from hlo_layout.reader.loader import target_arguments
+
+    out = []
+    for dump in dumps:
+        if progress is not None:
+            progress.start(f"costing {dump.module.name or dump.file}")
+        cost = module_cost(dump.module, dump.file)
+        name, reason = chip, ""
+        if chip is None and (peak_flops is None or bandwidth is None):
+            target = target_arguments(dump.sides)
+            name, why = chip_for(
+                dump.module, dump.file, dump.backend, target[1] if target else None
+            )
+            reason = f"chip {name}: {why}" if name is not None else why
+        chosen = roofline(name, peak_flops=peak_flops, bandwidth=bandwidth)
+        out.append(summarize(cost, chosen, top=top, chip_reason=reason))
+    return CostResult(tuple(out), tuple(errors), tuple(notes))
+
+
 __all__ = [
+    "COST_SCHEMA_VERSION",
+    "CostResult",
     "InspectResult",
     "InspectedModule",
     "Progress",
+    "analyze_cost",
+    "cost_dumps",
     "inspect",
     "inspect_dumps",
     "write_inspect_json",

@@ -13,7 +13,7 @@ from pathlib import Path
 from hlo_layout.check.metrics import ModuleMetrics, module_metrics
 from hlo_layout.check.pairing import pair
 from hlo_layout.check.policy import PolicySet
-from hlo_layout.check.rules import Violation, evaluate
+from hlo_layout.check.rules import COST_RULES, Violation, evaluate
 from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError
 from hlo_layout.memory.backend import BackendChoice
 from hlo_layout.reader.discover import STDIN, DumpFile
@@ -100,13 +100,16 @@ class CheckResult:
         return not self.violations and not self.errors
 
 
-def measure_file(path: Path, key: str = "", backend: BackendChoice | None = None) -> FileResult:
-    """Read one dump and compute its modules' metrics (top-level: runs in worker processes)."""
+def measure_file(
+    path: Path, key: str = "", backend: BackendChoice | None = None, cost: bool = False
+) -> FileResult:
+    """Read one dump and compute its modules' metrics (top-level: runs in worker processes);
+    `cost`: the cost totals too (module_metrics)."""
     name = "<stdin>" if str(path) == STDIN else str(path)
     key = key or path.name
     try:
         dumps = load_file(path, key, backend=backend)
-        metrics = tuple(module_metrics(d) for d in dumps)
+        metrics = tuple(module_metrics(d, cost=cost) for d in dumps)
         return FileResult(name, metrics, key=key)
     except HloLayoutError as e:
         return FileResult(name, failure=file_error(e), key=key)
@@ -114,19 +117,23 @@ def measure_file(path: Path, key: str = "", backend: BackendChoice | None = None
         return FileResult(name, failure=FileError(f"{name}: input is nested too deeply"), key=key)
 
 
-def _measure(job: tuple[DumpFile, BackendChoice | None]) -> FileResult:
-    dump, backend = job
-    return measure_file(dump.path, dump.key, backend)
+def _measure(job: tuple[DumpFile, BackendChoice | None, bool]) -> FileResult:
+    dump, backend, cost = job
+    return measure_file(dump.path, dump.key, backend, cost)
 
 
 def measure_all(
-    dumps: list[DumpFile], jobs: int = 0, backend: BackendChoice | None = None
+    dumps: list[DumpFile],
+    jobs: int = 0,
+    backend: BackendChoice | None = None,
+    *,
+    cost: bool = False,
 ) -> list[FileResult]:
     """Metrics of every file, in order; `jobs` worker processes (0 = one per core). Standard
     input is read here, never in a worker. `backend` (`--backend`) for every dump, else each
-    is detected."""
+    is detected; `cost`: the cost totals too (only the cost rules read them)."""
     jobs = jobs or os.cpu_count() or 1
-    work = [(d, backend) for d in dumps]
+    work = [(d, backend, cost) for d in dumps]
     if jobs == 1 or len(dumps) <= 1 or any(str(d.path) == STDIN for d in dumps):
         return [_measure(w) for w in work]
     with ProcessPoolExecutor(max_workers=min(jobs, len(dumps))) as pool:
@@ -158,7 +165,8 @@ def run_check(
 ) -> CheckResult:
     """Evaluate every module of every file against its policy, and against its baseline module
     (paired by relative path, then by unique name: see `check.pairing`)."""
-    results = measure_all(list(dumps) + list(baseline or ()), jobs, backend)
+    cost = bool(policies.keys_in_use() & COST_RULES)
+    results = measure_all(list(dumps) + list(baseline or ()), jobs, backend, cost=cost)
     current, before = results[: len(dumps)], results[len(dumps) :]
     now = _entries(current)
     base_for: dict[int, ModuleMetrics] = {}

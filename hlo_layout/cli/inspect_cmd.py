@@ -115,6 +115,7 @@ def inspect(
 
             summaries = [(m.file, m.summary) for m in result.modules]
             reports = [m.memory for m in result.modules]
-            stdout_console().print(render_inspect(summaries, top, reports))
+            costs = [m.cost if computation is None else None for m in result.modules]
+            stdout_console().print(render_inspect(summaries, top, reports, costs))
         if result.errors:
             raise SystemExit(EXIT_INPUT)

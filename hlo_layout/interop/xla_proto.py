@@ -4,7 +4,7 @@ jax hands it over as `compiled.memory_analysis().serialized_buffer_assignment_pr
 compiler's own allocations of the program it compiled, the same facts as the
 `*buffer-assignment.txt` of a dump. Only the fields we show are decoded (the wire format is
 varints and length-delimited fields; unknown fields are skipped), into the
-`layout.buffer_assignment.BufferAssignment` records the text reader makes, so every view that
+`memory.buffer_assignment.BufferAssignment` records the text reader makes, so every view that
 shows the compiler's figures beside ours reads either source alike.
 """
 

@@ -398,11 +398,33 @@ _VERSION = re.compile(r"^\s*version:\s*(\w+)", re.M)
 _VARIANT = re.compile(r'^\s*variant:\s*"([^"]*)"', re.M)
 
 
-def tpu_generation_of(target_arguments: str) -> Backend | None:
-    """The TPU settings named by the text of a `*.target_arguments.txt` (libtpu's
-    `tpu_topology_args.version` and `variant`); None for a generation not in TPU_GENERATIONS."""
+#: libtpu's (version, variant) → the chip it names (the cost roofline's TPU v4, v5e, v5p, v6e).
+TPU_CHIPS = {
+    ("TPU_VERSION_PUFFERFISH", ""): "v4",
+    ("TPU_VERSION_VIPERFISH", "lite"): "v5e",
+    ("TPU_VERSION_VIPERFISH", ""): "v5p",
+    ("TPU_VERSION_GHOSTLITE", ""): "v6e",
+}
+
+
+def _version_variant(target_arguments: str) -> tuple[str, str] | None:
+    """libtpu's `tpu_topology_args.version` and `variant` in a `*.target_arguments.txt`."""
     version = _VERSION.search(target_arguments)
     if version is None:
         return None
     variant = _VARIANT.search(target_arguments)
-    return TPU_GENERATIONS.get((version.group(1), variant.group(1) if variant else ""))
+    return version.group(1), variant.group(1) if variant else ""
+
+
+def tpu_generation_of(target_arguments: str) -> Backend | None:
+    """The TPU settings named by the text of a `*.target_arguments.txt` (libtpu's
+    `tpu_topology_args.version` and `variant`); None for a generation not in TPU_GENERATIONS."""
+    found = _version_variant(target_arguments)
+    return TPU_GENERATIONS.get(found) if found is not None else None
+
+
+def tpu_chip_of(target_arguments: str) -> str | None:
+    """The TPU chip (`v4`, `v5e`, `v5p`, `v6e`) a `*.target_arguments.txt` names: v4 and v5e
+    share one Backend (their buffer rules agree) but not their peak figures."""
+    found = _version_variant(target_arguments)
+    return TPU_CHIPS.get(found) if found is not None else None

@@ -16,6 +16,9 @@ embedded in summary form (README "HTML report" lists what is dropped):
   (`S(1) fast (VMEM)`, as the terminal names it); `live_at_peak_space`, the space whose peak
   step those lists are of; and `space_peaks`, the same lists at the peak step of every other
   space with buffers live there (the page's space picker).
+- cost: per module, the chip's roofs (bandwidth, peak per element-type class) and the `top`
+  instructions by roofline time as points (flops, physical bytes, intensity, time), with
+  `points_total`; no roofs when no chip is known (a CPU dump).
 
 Pure: builds plain dicts, no Rich, no HTML.
 """
@@ -38,6 +41,7 @@ from hlo_layout.syntax.tree import Module
 
 if TYPE_CHECKING:
     from hlo_layout.memory import MemoryAnalysis
+    from hlo_layout.memory.backend import BackendChoice
     from hlo_layout.reader.loader import Dump
 
 #: Version of the embedded data's own keys (`schema_version` of the documents inside is theirs).
@@ -239,6 +243,66 @@ def memory_document(
     return {"schema_version": MEMORY_SCHEMA_VERSION, "modules": out}, notes
 
 
+def cost_module(
+    module: Module,
+    file: str | None,
+    *,
+    top: int = DEFAULT_TOP,
+    chip: str | None = None,
+    backend: BackendChoice | None = None,
+    target_arguments: str | None = None,
+) -> dict[str, Any] | None:
+    """The roofline plot's data of one module: its totals, the roofs of `chip` (default: the
+    chip the dump was compiled for, when its backend — `backend` as the reader chose it — and
+    the TPU target arguments say) and the `top` instructions with flops as points; None when
+    the module cannot be costed."""
+    from hlo_layout.cost.model import module_cost
+    from hlo_layout.cost.roofline import chip_for, roofline, type_class
+    from hlo_layout.cost.summary import summarize
+    from hlo_layout.errors import HloLayoutError
+
+    name = file or "<string>"
+    try:
+        cost = module_cost(module, name)
+    except HloLayoutError:
+        return None
+    why = f"--chip {chip}"
+    if chip is None:
+        chip, why = chip_for(module, file, backend, target_arguments)
+    roof = roofline(chip) if chip is not None else None
+    summary = summarize(cost, roof, top=None, chip_reason=why)
+    drawn = [r for r in summary.rows if r.cost.totals.flops > 0 and r.bound_seconds]
+    points = []
+    for r in drawn[:top]:
+        t = r.cost.totals
+        points.append({
+            "name": r.cost.name,
+            "opcode": r.cost.opcode,
+            "computation": r.cost.computation,
+            "executions": r.cost.executions,
+            "flops": t.flops,
+            "bytes": round(t.physical_bytes_accessed),
+            "intensity": r.arithmetic_intensity,
+            "seconds": r.bound_seconds,
+            "bound": r.bound,
+            "type": type_class(r.cost.element_type),
+        })  # fmt: skip
+    return {
+        "module": module.name,
+        "file": file,
+        "chip": roof.chip if roof is not None else None,
+        "chip_reason": why,
+        "bandwidth": roof.bandwidth if roof is not None else None,
+        "peaks": dict(roof.peaks) if roof is not None else {},
+        "bound_seconds": summary.bound_seconds,
+        "flops": cost.total.flops,
+        "physical_bytes_accessed": round(cost.total.physical_bytes_accessed),
+        "points": points,
+        "points_total": len(drawn),
+        "notes": list(summary.notes),
+    }
+
+
 def _page_keys(ma: MemoryAnalysis, d: dict[str, Any]) -> None:
     """What the page adds to a module of `memory --format json` (see the module docstring)."""
     tpu = ma.backend == "tpu"
@@ -262,7 +326,7 @@ def build_report(
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """`report_data` for dumps read by `hlo_layout.reader.loader`: the inspect overview of each
-    module and its peak-memory analysis."""
+    module, its peak-memory analysis and its roofline."""
     measured = [
         (
             d.file,
@@ -284,13 +348,38 @@ def build_report(
 def report_of(
     measured: Sequence[tuple[str, Module, MemoryReport]], *, top: int = DEFAULT_TOP
 ) -> dict[str, Any]:
-    """`report_data` for modules already measured (file, module, memory report)."""
+    """`report_data` for modules already measured (file, module, memory report), with each
+    module's roofline (`cost_module`, on the chip of the backend its memory report used)."""
     overviews = [
         module_overview(module, file, report, top=top) for file, module, report in measured
     ]
     inspect = {"schema_version": SCHEMA_VERSION, "summary": True, "modules": overviews}
     memory, notes = memory_document([(file, report) for file, _, report in measured])
-    return report_data(inspect, memory, notes=notes, top=top)
+    data = report_data(inspect, memory, notes=notes, top=top)
+    data["cost"] = {
+        "modules": [
+            cost_module(module, file, top=top, backend=_backend_of(report))
+            for file, module, report in measured
+        ]
+    }
+    return data
+
+
+def _backend_of(report: MemoryReport) -> BackendChoice | None:
+    """The backend the memory report's analysis used (as the reader chose it), for the chip."""
+    from hlo_layout.memory.backend import BackendChoice, backend_named
+
+    peak = report.peak
+    if peak is None:
+        return None
+    generation = {"v5p": "-v5p", "v6e": "-v6e"}.get(peak.tpu_generation, "")
+    try:
+        backend = backend_named(
+            peak.backend + generation if peak.backend == "tpu" else peak.backend
+        )
+    except KeyError:
+        return None
+    return BackendChoice(backend, peak.backend_note or peak.backend, peak.backend_assumed)
 
 
 def report_data(
@@ -317,6 +406,7 @@ def report_data(
         "notes": list(notes),
         "inspect": inspect,
         "memory": memory,
+        "cost": None,
     }
 
 
@@ -326,6 +416,7 @@ __all__ = [
     "bound_memory",
     "bound_memory_module",
     "build_report",
+    "cost_module",
     "memory_document",
     "module_overview",
     "report_data",

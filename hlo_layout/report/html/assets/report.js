@@ -270,6 +270,97 @@
     };
   }
 
+  // ---- roofline (log-log: flop/byte against attainable FLOP/s, the chip's roofs) ------------
+  var costModules = (data.cost && data.cost.modules) || [];
+  function costFor(i, im) {
+    for (var k = 0; k < costModules.length; k++) {
+      var c = costModules[k];
+      if (c && c.file === im.file && c.module === im.module) return c;
+    }
+    return costModules.length === inspectModules.length ? costModules[i] : null;
+  }
+  function si(v, unit) {
+    var prefixes = [[1e18, "E"], [1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+    for (var i = 0; i < prefixes.length; i++) {
+      if (Math.abs(v) >= prefixes[i][0]) return Number((v / prefixes[i][0]).toPrecision(3)) + " " + prefixes[i][1] + unit;
+    }
+    return Number(v.toPrecision(3)) + " " + unit;
+  }
+  function seconds(v) {
+    var units = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]];
+    for (var i = 0; i < units.length; i++) if (Math.abs(v) >= units[i][0]) return Number((v / units[i][0]).toPrecision(3)) + " " + units[i][1];
+    return v ? Number((v / 1e-12).toPrecision(3)) + " ps" : "0 s";
+  }
+  function drawRoofline(c) {
+    var W = 960, H = 420, L = 78, R = 160, T = 20, B = 44, pw = W - L - R, ph = H - T - B;
+    var pts = c.points || [];
+    var peaks = c.peaks || {}, classes = Object.keys(peaks);
+    var used = {};
+    pts.forEach(function (p) { used[p.type] = true; });
+    var maxPeak = Math.max.apply(null, classes.map(function (k) { return peaks[k]; }).concat([1]));
+    var xs = pts.map(function (p) { return p.intensity; });
+    var ys = pts.map(function (p) { return p.flops / p.seconds; });
+    var ridge = maxPeak / c.bandwidth;
+    var x0 = Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, xs.concat([ridge])) / 2)));
+    var x1 = Math.pow(10, Math.ceil(Math.log10(Math.max.apply(null, xs.concat([ridge])) * 2)));
+    var y0 = Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, ys.concat([maxPeak])) / 2)));
+    var y1 = Math.pow(10, Math.ceil(Math.log10(maxPeak * 2)));
+    function x(v) { return L + (Math.log10(v) - Math.log10(x0)) / (Math.log10(x1) - Math.log10(x0)) * pw; }
+    function y(v) { return T + ph - (Math.log10(v) - Math.log10(y0)) / (Math.log10(y1) - Math.log10(y0)) * ph; }
+    var svg = s("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "roofline of " + c.chip });
+    var axis = s("g", { class: "axis" });
+    for (var e = Math.log10(x0); e <= Math.log10(x1) + 1e-9; e++) {
+      var v = Math.pow(10, e);
+      axis.appendChild(s("line", { class: "gridline", x1: x(v), x2: x(v), y1: T, y2: T + ph }));
+      axis.appendChild(s("text", { x: x(v), y: T + ph + 16, "text-anchor": "middle" }, Number(v.toPrecision(1))));
+    }
+    for (var f = Math.log10(y0); f <= Math.log10(y1) + 1e-9; f++) {
+      var w = Math.pow(10, f);
+      axis.appendChild(s("line", { class: "gridline", x1: L, x2: L + pw, y1: y(w), y2: y(w) }));
+      axis.appendChild(s("text", { x: L - 8, y: y(w) + 4, "text-anchor": "end" }, si(w, "FLOP/s")));
+    }
+    axis.appendChild(s("text", { x: L + pw / 2, y: H - 6, "text-anchor": "middle" }, "arithmetic intensity (flop per byte moved)"));
+    svg.appendChild(axis);
+    // One roof per distinct peak, labelled with every element-type class it serves.
+    var byPeak = {};
+    classes.forEach(function (k) { (byPeak[peaks[k]] = byPeak[peaks[k]] || []).push(k); });
+    Object.keys(byPeak).forEach(function (key) {
+      var names = byPeak[key], peak = peaks[names[0]], knee = peak / c.bandwidth;
+      var inUse = names.some(function (k) { return used[k]; });
+      var d = "M" + x(x0) + "," + y(Math.max(y0, x0 * c.bandwidth)) + "L" + x(Math.min(x1, knee)) + "," + y(Math.min(peak, Math.min(x1, knee) * c.bandwidth));
+      if (knee < x1) d += "L" + x(x1) + "," + y(peak);
+      svg.appendChild(s("path", { class: "roof" + (inUse ? "" : " unused"), d: d, "data-test": "roof", "data-type": names.join(","), "data-peak": peak }));
+      svg.appendChild(s("text", { class: "rooflabel" + (inUse ? "" : " unused"), x: x(x1) + 6, y: y(peak) + 4 }, names.join(", ") + " " + si(peak, "FLOP/s")));
+    });
+    var tip = h("div", { class: "tip" });
+    var box = h("div", { class: "chart", data: { test: "roofline", chip: c.chip } }, [
+      h("div", { class: "title", text: c.chip + " · " + si(c.bandwidth, "B/s") + " · " + pts.length + " of " + group(c.points_total) + " instructions with flops" }), svg, tip,
+    ]);
+    var total = c.bound_seconds || 1;
+    pts.forEach(function (p, i) {
+      var r = Math.max(2.5, Math.min(14, Math.sqrt(p.seconds / total) * 40));
+      var dot = s("circle", { class: "point " + p.bound, cx: x(p.intensity), cy: y(ys[i]), r: r, "data-test": "roofline-point", "data-name": p.name, "data-flops": p.flops, "data-bytes": p.bytes, "data-seconds": p.seconds });
+      dot.addEventListener("mousemove", function (ev) {
+        tip.textContent = p.name + (p.executions > 1 ? " ×" + group(p.executions) : "") + " (" + p.opcode + ") · " + si(p.flops, "FLOP") + " · " + humanBytes(p.bytes) + " · " + Number(p.intensity.toPrecision(3)) + " flop/B · " + seconds(p.seconds) + " " + p.bound + "-bound";
+        tip.style.display = "block";
+        var bx = box.getBoundingClientRect();
+        tip.style.left = Math.min(ev.clientX - bx.left + 12, bx.width - tip.offsetWidth - 4) + "px";
+        tip.style.top = (ev.clientY - bx.top - 30) + "px";
+      });
+      dot.addEventListener("mouseleave", function () { tip.style.display = "none"; });
+      svg.appendChild(dot);
+    });
+    return box;
+  }
+  function rooflineSection(c) {
+    if (!c) return null;
+    var sec = section("Roofline", "Each instruction with flops (fusions, dots, convolutions) at its arithmetic intensity and the FLOP/s the chip's roofs allow it, sized by its share of the module's " + seconds(c.bound_seconds || 0) + " bound time (over all its executions; loop bodies count their trip count). From XLA's cost analysis of the dump; bytes at the layouts' physical size.");
+    if (!c.chip) { sec.appendChild(h("p", { class: "empty", data: { test: "roofline-none" }, text: "No roofline: " + (c.chip_reason || "no chip known") + "." })); return sec; }
+    if (!(c.points || []).length) { sec.appendChild(h("p", { class: "empty", text: "No instruction with flops to draw." })); return sec; }
+    sec.appendChild(drawRoofline(c));
+    return sec;
+  }
+
   // ---- a card per buffer --------------------------------------------------------------------
   function bufferCard(b, mem, im, test) {
     if (!b) return h("div", { class: "buffer-card empty", text: "Pick a buffer to see its card." });
@@ -683,7 +774,7 @@
   }
 
   // ---- a module -----------------------------------------------------------------------------
-  function renderModule(im, mem, container) {
+  function renderModule(im, mem, container, cost) {
     var head = h("header", {}, [
       h("h1", {}, [im.module || "(unnamed module)", mem && mem.backend ? h("span", { class: "badge", text: backendLabel(mem), data: { test: "backend" } }) : null,
         mem ? h("span", { class: "badge", text: mem.scheduled ? "scheduled" : "not scheduled" }) : null]),
@@ -710,6 +801,9 @@
       container.appendChild(sec);
       liveAtPeak(mem, im, charts, container);
     }
+
+    var roof = rooflineSection(cost);
+    if (roof) container.appendChild(roof);
 
     var pad = paddingSection(im);
     if (pad) container.appendChild(pad);
@@ -854,7 +948,7 @@
       current = n;
       view.textContent = "";
       var im = inspectModules[n - 1];
-      renderModule(im, memoryFor(n - 1, im), view);
+      renderModule(im, memoryFor(n - 1, im), view, costFor(n - 1, im));
       if (pick) pick.value = String(n);
       if (top) Array.prototype.forEach.call(top.querySelectorAll("tr[data-test=overview-row]"), function (tr) { tr.classList.toggle("selected", tr.dataset.module === String(n)); });
       applyOnly();
@@ -877,7 +971,7 @@
     if (inspectModules.length) show(moduleNumber(), false);
     else view.appendChild(h("p", { class: "empty", text: "The report holds no module." }));
     app.appendChild(h("footer", {}, ["Made by hlo-layout from the dump alone. The page draws from the JSON in its ",
-      h("code", { text: 'script#hlo-layout-data' }), " element ({\"inspect\": …, \"memory\": …}); it loads nothing from the network."]));
+      h("code", { text: 'script#hlo-layout-data' }), " element ({\"inspect\": …, \"memory\": …, \"cost\": …}); it loads nothing from the network."]));
   }
 
   try {

@@ -43,7 +43,7 @@ import io, json, sys, time
 path, stage = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()
 from hlo_layout.syntax.parse import parse_file_modules
-from hlo_layout.layout.module_memory import memory_report
+from hlo_layout.memory.footprint import memory_report
 from hlo_layout.report.model import inspect_json, module_summary
 from rich.console import Console
 from hlo_layout.report.inspect_view import render_inspect

@@ -10,7 +10,8 @@ touching every instruction's name, opcode, shape and operands, against
 > 1 means faster than XLA). Also the same dump cut short by 200 bytes (time to the error, as a
 ratio of the intact parse), and `cold`: the ratio on each side's first run in the process,
 before the memos of shapes and attribute tails are warm. Commands: `inspect`, `memory` (if
-present), `indexing`, `diff` and `check` on each dump, wall time (and as a ratio of `inspect`'s,
+present), `indexing`, `diff`, `check` and `cost` on each dump (issue 29's goal: `cost` on the 17.8
+MB GPU dump in no more time than `inspect`), wall time (and as a ratio of `inspect`'s,
 the text view) and the child's peak memory (VmHWM, and as a ratio of the file's size: issue 13's
 goal for `inspect --format json` on a 17.8 MB GPU dump is at most 2x and 3x); `--parse-only`
 skips them. Nothing here asserts.
@@ -166,6 +167,8 @@ def main() -> None:
             "indexing --computation ENTRY": ["indexing", p, "--computation", "ENTRY"],
             "diff (self)": ["diff", p, p],
             "check": ["check", p],
+            "cost": ["cost", p],
+            "cost --format json": ["cost", p, "--format", "json"],
         }
         for name, argv in commands.items():
             start = time.perf_counter()

@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 
 #: Public name -> module that defines it.
 _LAZY = {
+    "CostResult": "hlo_layout.api",
     "HloInputError": "hlo_layout.syntax.parse",
     "HloLayoutError": "hlo_layout.errors",
     "HloParseError": "hlo_layout.errors",
@@ -26,7 +27,10 @@ _LAZY = {
     "InspectedModule": "hlo_layout.api",
     "Source": "hlo_layout.errors",
     "Span": "hlo_layout.errors",
+    "analyze_cost": "hlo_layout.api",
+    "from_compiled": "hlo_layout.compiled",
     "inspect": "hlo_layout.api",
+    "load": "hlo_layout.reader",
     "parse": "hlo_layout.syntax.parse",
     "parse_file": "hlo_layout.syntax.parse",
     "parse_file_modules": "hlo_layout.syntax.parse",
@@ -36,7 +40,15 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from hlo_layout.api import InspectedModule, InspectResult, inspect, write_inspect_json
+    from hlo_layout.api import (
+        CostResult,
+        InspectedModule,
+        InspectResult,
+        analyze_cost,
+        inspect,
+        write_inspect_json,
+    )
+    from hlo_layout.compiled import from_compiled
     from hlo_layout.errors import (
         HloLayoutError,
         HloParseError,
@@ -45,6 +57,7 @@ if TYPE_CHECKING:
         Source,
         Span,
     )
+    from hlo_layout.reader import load
     from hlo_layout.syntax.fragments import parse_shape
     from hlo_layout.syntax.parse import (
         HloInputError,
@@ -69,6 +82,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "CostResult",
     "HloInputError",
     "HloLayoutError",
     "HloParseError",
@@ -79,7 +93,10 @@ __all__ = [
     "Source",
     "Span",
     "__version__",
+    "analyze_cost",
+    "from_compiled",
     "inspect",
+    "load",
     "parse",
     "parse_file",
     "parse_file_modules",

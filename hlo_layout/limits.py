@@ -167,21 +167,6 @@ NESTING_CHECK_MIN_CHARS = 100_000
 MAX_SHAPE_DEPTH = 256
 
 
-def check_tuple_depth(elements: Sequence[object], span: Span | None = None) -> None:
-    """Raise LimitExceeded when a tuple of `elements` nests more than MAX_SHAPE_DEPTH deep
-    (its elements have passed this check, so the walk is as deep as the limit at most)."""
-    from hlo_layout.syntax.shape import BufferShape, TupleShape
-
-    depth, level = 1, list(elements)
-    while level:
-        nested = [e.element if isinstance(e, BufferShape) else e for e in level]
-        level = [x for e in nested if isinstance(e, TupleShape) for x in e.elements]
-        if any(isinstance(e, TupleShape) for e in nested):
-            depth += 1
-        if depth > MAX_SHAPE_DEPTH:
-            raise exceeded("tuple shape nesting", depth, MAX_SHAPE_DEPTH, "MAX_SHAPE_DEPTH", span)
-
-
 #: The next string or bracket run after plain text, the plain text taken whole (a lookahead
 #: and back-reference: an atomic group on Python 3.10), so a megabyte of blanks, as the scanner's
 #: fallback pieces hold, costs one tight loop rather than a search try at every character.

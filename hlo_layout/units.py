@@ -188,3 +188,30 @@ def format_duration(seconds: float) -> str:
     h, rest = divmod(s, 3600)
     m, s = divmod(rest, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+#: Decimal prefixes for flops and rates (FLOP/s and bandwidths are quoted in powers of 1000).
+_SI = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def format_si(value: float, unit: str) -> str:
+    """`5.13 GFLOP`, `197 TFLOP/s`, `819 GB/s`, `12 FLOP`: three significant digits, a decimal
+    prefix (k, M, G, T, P, E)."""
+    magnitude = abs(value)
+    for scale, prefix in _SI:
+        if magnitude >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value)} {unit}"
+    return f"{value:.3g} {unit}"
+
+
+def format_seconds(seconds: float) -> str:
+    """A short time for people: `116 µs`, `1.52 ms`, `2.31 s`, `840 ns` (three digits)."""
+    magnitude = abs(seconds)
+    if magnitude == 0:
+        return "0 s"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
+        if magnitude >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-12:.3g} ps"

@@ -6,8 +6,15 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hypothesis import settings
+
 if TYPE_CHECKING:
     from hlo_layout.syntax.tree import Module
+
+#: Hypothesis examples have no deadline: the suite asserts behaviour, not time (speed targets
+#: live in benchmarks/), and a loaded CI machine must not fail a law for being slow.
+settings.register_profile("hlo-layout", deadline=None)
+settings.load_profile("hlo-layout")
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"

@@ -11,7 +11,7 @@ from collections import defaultdict
 from typing import Any
 
 from hlo_layout.check.metrics import ModuleMetrics
-from hlo_layout.layout.module_memory import ShapeFacts
+from hlo_layout.memory.footprint import ShapeFacts
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 from hlo_layout.units import ratio_percent, round_for_people
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hlo_layout.syntax.opcodes import COPIES, CUSTOM_CALL, FUSION
 from hlo_layout.syntax.tree import Module
 from hlo_layout.units import ratio_percent
+
+if TYPE_CHECKING:
+    from hlo_layout.reader.loader import Dump
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +49,7 @@ class ModuleMetrics:
     output_bytes: int = 0
     #: Bytes XLA's buffer assignment allocates per memory space (static + temp allocation).
     space_bytes: dict[int, int] = field(default_factory=dict, hash=False)
-    #: Per memory space: the most bytes live at once over the schedule (HloLiveRange + sizes).
+    #: Per memory space: its peak, the headline of `hlo-layout memory` (memory/peak.py).
     peak_bytes: dict[int, int] = field(default_factory=dict, hash=False)
     #: Per memory space: the temp allocation XLA's buffer assigner gives it.
     temp_bytes: dict[int, int] = field(default_factory=dict, hash=False)
@@ -56,6 +59,11 @@ class ModuleMetrics:
     #: Entry parameters and outputs as (name, shape, physical bytes, memory space).
     entry_buffers: tuple[Buffer, ...] = ()
     allocation_bytes: int | None = None
+    #: The loop-aware cost totals (`hlo_layout.cost`): flops and bytes accessed of one run of
+    #: the module, while bodies times their trip count. None when not measured (no cost rule
+    #: asked for them) or the module cannot be costed.
+    flops: int | None = None
+    bytes_accessed: int | None = None
 
     @property
     def padding_bytes(self) -> int:
@@ -116,15 +124,31 @@ def structure_counts(module: Module) -> dict[str, object]:
     }
 
 
-def module_metrics(module: Module, file: str, buffers: str | Path | None = None) -> ModuleMetrics:
-    """All figures of one module; `buffers` is the path of the compiler's buffer assignment."""
+def cost_figures(module: Module, file: str) -> dict[str, int | None]:
+    """The loop-aware flops and bytes accessed of a module (None when it cannot be costed)."""
+    from hlo_layout.cost.model import module_cost
+    from hlo_layout.errors import HloLayoutError
+
+    try:
+        total = module_cost(module, file, physical=False).total
+    except HloLayoutError:
+        return {"flops": None, "bytes_accessed": None}
+    # Whole bytes (XLA halves a triangular-solve's or cholesky's operand; budgets are ints).
+    return {"flops": total.flops, "bytes_accessed": round(total.bytes_accessed)}
+
+
+def module_metrics(dump: Dump, *, cost: bool = False) -> ModuleMetrics:
+    """All figures of one module of a dump, as the reader found it (`hlo_layout.reader`). With
+    `cost`, also the cost totals (flops, bytes accessed), which only the cost rules read."""
     from hlo_layout.check.memory import memory_figures
 
-    counts = structure_counts(module)
-    memory = memory_figures(module, buffers, file)
+    counts = structure_counts(dump.module)
+    memory = memory_figures(dump.module, dump.assignment, dump.file, dump.backend)
+    costs = cost_figures(dump.module, dump.file) if cost else {}
     return ModuleMetrics(
-        module=module.name or "(snippet)",
-        file=file,
+        module=dump.module.name or "(snippet)",
+        file=dump.file,
         **counts,  # type: ignore[arg-type]
         **memory,
+        **costs,  # type: ignore[arg-type]
     )

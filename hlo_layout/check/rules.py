@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any
 from hlo_layout.check.metrics import ModuleMetrics
 from hlo_layout.check.rule_spec import Evaluator, Kind, RuleSpec
 from hlo_layout.layout.memory_space import memory_space_name
-from hlo_layout.units import format_bytes, format_number, ratio_percent, round_for_people
+from hlo_layout.units import (
+    format_bytes,
+    format_number,
+    format_si,
+    ratio_percent,
+    round_for_people,
+)
 
 if TYPE_CHECKING:
     from hlo_layout.check.policy import Policy
@@ -78,6 +84,8 @@ def display(value: int | float, unit: str) -> str:
         return f"{format_number(round_for_people(value, 2))}x"
     if unit == "space":
         return f"S({value})"
+    if unit == "flops":
+        return format_si(value, "FLOP")
     return format_number(value)
 
 
@@ -287,6 +295,20 @@ def _fusion_growth(
     return [_violation(spec, m, m.fusions - base.fusions, limit, text, signed=True)]
 
 
+def _flops_growth(
+    spec: RuleSpec, m: ModuleMetrics, limit: Any, base: ModuleMetrics | None, p: Any
+) -> list[Violation]:
+    if base is None or m.flops is None or not base.flops:
+        return []
+    if Fraction(100 * (m.flops - base.flops), base.flops) <= limit:
+        return []
+    grown = ratio_percent(m.flops - base.flops, base.flops)
+    if grown is None:
+        return []
+    text = f"flops grew {format_si(base.flops, 'FLOP')} → {format_si(m.flops, 'FLOP')}"
+    return [_violation(spec, m, grown, limit, text, "flops", signed=True)]
+
+
 def _space_bytes(m: ModuleMetrics, space: int) -> int:
     return m.space_bytes.get(space, 0)
 
@@ -359,7 +381,20 @@ RULES: tuple[RuleSpec, ...] = (
     RuleSpec("max-fusion-growth", Kind.COUNT, "count",
              "More fusions than the baseline by at most N (needs --baseline).",
              _fusion_growth, needs_baseline=True),
+    RuleSpec("max-flops", Kind.NUMBER, "flops",
+             "Flops of one run of the module (XLA's HloCostAnalysis, while bodies times their "
+             "trip count), e.g. 2e12.",
+             at_most(lambda m: m.flops, "flops")),
+    RuleSpec("max-bytes-accessed", Kind.SIZE, "bytes",
+             "Bytes accessed in one run of the module (XLA's HloCostAnalysis, loop-aware).",
+             at_most(lambda m: m.bytes_accessed, "bytes accessed")),
+    RuleSpec("max-flops-growth-percent", Kind.NUMBER, "percent",
+             "Growth of the flops over the baseline, in percent (needs --baseline).",
+             _flops_growth, needs_baseline=True),
 )  # fmt: skip
+
+#: The rules that read the cost totals (`check` computes them only when one is asked for).
+COST_RULES = frozenset({"max-flops", "max-bytes-accessed", "max-flops-growth-percent"})
 
 RULES_BY_KEY: dict[str, RuleSpec] = {r.key: r for r in RULES}
 for _rule in RULES:

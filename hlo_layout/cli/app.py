@@ -28,6 +28,7 @@ COMMANDS = {
     "inspect": "inspect_cmd",
     "layout": "layout_cmd",
     "memory": "memory_cmd",
+    "cost": "cost_cmd",
     "indexing": "indexing_cmd",
     "sharding": "sharding_cmd",
     "report": "report_cmd",

@@ -6,8 +6,6 @@ function (ShapeUtil::ArraySize, LayoutUtil::LinearIndexForNestedTiling, …); ru
 ../shared/docs/layout_rules.md.
 """
 
-from typing import TYPE_CHECKING, Any
-
 from hlo_layout.layout.element_type import (
     BIT_WIDTH,
     POINTER_BYTES,
@@ -58,10 +56,7 @@ __all__ = [
     "BIT_WIDTH",
     "POINTER_BYTES",
     "TPU_TABLE_ALIGNMENT",
-    "Allocation",
     "ArrayBytes",
-    "AssignedValue",
-    "BufferAssignment",
     "Footprint",
     "Grid",
     "GridCell",
@@ -73,7 +68,6 @@ __all__ = [
     "TileStep",
     "array_bytes",
     "bit_width",
-    "buffer_assignment_beside",
     "byte_width",
     "delinearize",
     "element_offset",
@@ -91,13 +85,11 @@ __all__ = [
     "memory_space_name",
     "pad_reshape_transpose",
     "padding_bytes",
-    "parse_buffer_assignment",
     "physical_axes",
     "physical_bytes",
     "physical_dims",
     "physical_elements",
     "pointer_table_bytes",
-    "read_buffer_assignment",
     "sized_physical_dims",
     "storage_bits",
     "tile_grid",
@@ -106,31 +98,3 @@ __all__ = [
     "tiling_pattern",
     "tiling_steps",
 ]
-
-#: Loaded on first use: reading a buffer assignment needs the HLO parser, the layout rules don't.
-_LAZY = (
-    "Allocation",
-    "AssignedValue",
-    "BufferAssignment",
-    "buffer_assignment_beside",
-    "parse_buffer_assignment",
-    "read_buffer_assignment",
-)
-
-if TYPE_CHECKING:
-    from hlo_layout.layout.buffer_assignment import (
-        Allocation,
-        AssignedValue,
-        BufferAssignment,
-        buffer_assignment_beside,
-        parse_buffer_assignment,
-        read_buffer_assignment,
-    )
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from hlo_layout.layout import buffer_assignment
-
-        return getattr(buffer_assignment, name)
-    raise AttributeError(f"module 'hlo_layout.layout' has no attribute {name!r}")

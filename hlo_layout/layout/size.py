@@ -202,6 +202,40 @@ class Footprint:
         return spaces.pop() if len(spaces) == 1 else None
 
 
+def byte_size_of(shape: Shape, pointer_size: int = POINTER_BYTES) -> int:
+    """ShapeUtil::ByteSizeOf: the bytes of a shape's top-level buffer, without tiling. An array is
+    its elements (`<=N` dimensions at their bound) × `E(n)` bits when the layout sets it, else ×
+    the element's whole-byte width (ShapeUtil::ByteSizeOfElements); a tuple is its pointer table
+    alone (`pointer_size` × element count; the elements are buffers of their own); `token[]` is 0
+    and `opaque[]` one pointer. What XLA's HloCostAnalysis counts as bytes accessed.
+
+    Deviation: an element type this version does not know, or a `?` dimension, is 0 bytes (XLA
+    would have rejected the text).
+
+    >>> from hlo_layout.syntax import parse_shape
+    >>> byte_size_of(parse_shape("s4[3,5]{1,0:T(8,128)(2,1)E(4)}"))
+    8
+    >>> byte_size_of(parse_shape("(f32[2], s4[9])"))
+    16
+    """
+    if isinstance(shape, ArrayShape):
+        if shape.is_unbounded:
+            return 0
+        layout = shape.layout
+        try:
+            bits = storage_bits(shape.element_type, layout.element_size_bits if layout else 0)
+        except LayoutError:
+            return 0
+        return -(-math.prod(shape.dims) * bits // 8)
+    if isinstance(shape, TupleShape):
+        return pointer_size * len(shape.elements)
+    if isinstance(shape, OpaqueShape):
+        return pointer_size
+    if isinstance(shape, BufferShape):
+        return byte_size_of(shape.element, pointer_size)
+    return 0
+
+
 #: Bytes a tuple's pointer table takes on TPU: every tuple value in the corpus's TPU buffer
 #: assignments (2 to 13 elements) is 512 B, and `memory_analysis()` output sizes add 512 B for a
 #: tuple result. An inference from those files (libtpu is closed source): 8 B per element,

@@ -8,12 +8,13 @@ the temp allocation (XLA's `color_alignment`), and the bytes of a tuple's pointe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from hlo_layout.memory.buffer_assignment import BufferAssignment
 from hlo_layout.syntax.shape import ArrayShape, BufferShape, Shape, TupleShape
-from hlo_layout.syntax.tree import LazyAttributes, Module
+from hlo_layout.syntax.tree import Computation, LazyAttributes, Module
 
 #: What `--backend` accepts. `tpu` assumes v4/v5e; the TPU generations differ in tuple tables
 #: and in whether sorts share buffers (see TPU_GENERATIONS).
@@ -75,14 +76,45 @@ class Backend:
     #: a u32 in S(6), 1024 B for a pred, where tiled scalars take their tile's 512 B; untiled
     #: scalars in S(2) and S(8) keep their 4 B).
     untiled_scalar_elements: tuple[tuple[int, int], ...] = ()
+    #: Memory spaces whose arrays take their logical bytes, tiles not padding them (libtpu's
+    #: buffer assignment: `s32[1]{0:T(128)S(2)}` 4 B in jax012-tpu's SparseCore gathers and
+    #: scatters, not a tile's 512 B; `s32[25]{0:T(1)S(11)}` 100 B): S(2) and the SparseCore
+    #: spaces S(8)-S(15).
+    logical_size_spaces: frozenset[int] = frozenset()
+    #: The color and size libtpu gives a tuple value of a computation run on another execution
+    #: thread (SparseCore: `execution_thread="sparsecore"`): jax012-tpu's v6e `call-start`
+    #: tuples are `@7`, size 0, in a temp allocation of their own. None: as any tuple.
+    offload_tuple: tuple[int, int] | None = None
     #: Whether BufferAssigner takes tuple buffers (pointer tables) and the own-allocation
     #: contexts of `assigner._offload_context` after every other buffer, in post order, as if of
     #: size 0 (libtpu: the order of the tables in the compiler's combined temp allocation,
     #: which decides its size where tables differ in size: tpu-gen3 v6e lstm_scan_grad 64 B,
     #: SparseCore gathers 16 KiB).
     tables_sort_last: bool = False
+    #: Whether an instruction may take the memory of a `copy` result that dies there (the
+    #: generic CanShareOperandBufferWithUser rules). libtpu on v4, v5e and v6e never lets it:
+    #: jax012-tpu adam_donate's `power` of a copied scalar gets its own S(6) chunk in the
+    #: compiler's file (S(6) temp 1536 B, 1024 B with the sharing); v5p does (tpu-gen3
+    #: vmap_ensemble's weight update in the dying copy's 1 MiB).
+    copy_result_shares: bool = True
     #: The TPU generation these settings are for (`v4/v5e`, `v5p`, `v6e`); "" elsewhere.
     generation: str = ""
+    #: Where the compiler's scheduler put the get-tuple-elements the printer folds into `%x#N`
+    #: operands (memory/schedule.scheduled_sequence's model): XLA:CPU's BFSMemoryScheduler is
+    #: replayed (`bfs`); the latency-hiding scheduler of TPU and GPU is not, each goes right
+    #: before its first user (`before_first_user`, an estimate).
+    folded_gte_placement: str = "bfs"
+    #: Whether the root value of a computation an async chain wraps starts at the instruction
+    #: binding the chain (its async-start, or the async-update passing the operands) rather
+    #: than at its own step: libtpu's live ranges (jax012-tpu v5e embed_scatter_grad, each
+    #: `slice-start`'s slice). XLA's own HloLiveRange instead moves every start in an async
+    #: context back to the calling computation's start; no CPU or GPU dump here tells.
+    async_root_at_binding: bool = False
+
+    @property
+    def label(self) -> str:
+        """The name people read: `cpu`, `gpu`, `tpu v6e`."""
+        return f"{self.name} {self.generation}" if self.generation else self.name
 
     def tuple_table_bytes(self, shape: TupleShape) -> int:
         raw = self.pointer_bytes * len(shape.elements)
@@ -91,7 +123,7 @@ class Backend:
 
 
 CPU = Backend("cpu", 64)
-GPU = Backend("gpu", 256, gpu_alias_hints=True)
+GPU = Backend("gpu", 256, gpu_alias_hints=True, folded_gte_placement="before_first_user")
 #: TPU v4 and v5e (libtpu 0.0.52; the corpus' TPU dumps and tests/data/memory/tpu-sort): tuple
 #: tables of 8 B per element rounded up to 512 B, and a sort's output never takes its operand's
 #: buffer.
@@ -110,7 +142,12 @@ TPU = Backend(
     untiled_scalar_elements=((0, 1024), (6, 1024)),
     tables_sort_last=True,
     all_reduce_shares=True,
+    copy_result_shares=False,
+    async_root_at_binding=True,
+    logical_size_spaces=frozenset({2, *range(8, 16)}),
+    offload_tuple=(7, 0),
     generation="v4/v5e",
+    folded_gte_placement="before_first_user",
 )
 #: v5p and v6e (tests/data/memory/tpu-gen): 4 B per element rounded up to 32 B; on v5p a sort
 #: shares its operand's buffer as XLA's generic rule allows, on v6e it does not.
@@ -123,6 +160,7 @@ TPU_V5P = replace(
     # weight-update kOutput fusion takes the dying copy's 1 MiB, as in the compiler's file;
     # without it 1.046 of jax's peak).
     fusion_elementwise_shares=True,
+    copy_result_shares=True,
     generation="v5p",
 )
 TPU_V6E = replace(TPU, pointer_bytes=4, table_alignment=32, generation="v6e")
@@ -163,39 +201,190 @@ def _tiled(shape: Shape) -> bool:
     return False
 
 
-def detect_backend(module: Module, path: str | Path | None = None) -> tuple[Backend, str]:
-    """The backend that wrote `module`, and why we think so.
+@dataclass(frozen=True, slots=True)
+class BackendChoice:
+    """The backend a dump was analysed with, and why: `assumed` when nothing decided it (no
+    compiler marks at all, or a TPU whose generation nothing beside or in the dump names), so
+    every command can say so once."""
 
-    File names first (`*gpu_after_optimizations*`, `*cpu_after_optimizations*`), then tiled
-    layouts (only the TPU compiler prints them), then GPU-only custom calls and backend configs.
-    CPU is the fallback. A TPU's generation comes from the `*.target_arguments.txt` libtpu
-    dumps beside the module (tpu_generation_beside); without one, v4/v5e is assumed and the
-    reason says so.
+    backend: Backend
+    reason: str
+    assumed: bool = False
+
+    @property
+    def note(self) -> str:
+        """One sentence for the notes: which backend, how it was found, how to override it."""
+        if self.reason == "--backend":
+            return f"backend {self.backend.label} (given with --backend)"
+        how = "assumed" if self.assumed else "from"
+        return f"backend {self.backend.label} {how} {self.reason}; --backend overrides"
+
+
+@dataclass(slots=True)
+class TextSigns:
+    """What a module's text says of the compiler that wrote it. Each sign is "any instruction of
+    any computation", so a module read a computation at a time (report/skeleton.BackendVote)
+    gets the whole module's answer by adding its computations' signs."""
+
+    tiled: bool = False
+    gpu: bool = False
+    #: Memory spaces of TPU values (read once the text is known to be TPU's).
+    spaces: set[int] = field(default_factory=set)
+
+    def add(self, computations: Iterable[Computation]) -> None:
+        computations = list(computations)
+        if not self.tiled:
+            self.tiled = any(_tiled(i.shape) for c in computations for i in c.instructions)
+        if self.tiled:
+            for c in computations:
+                for i in c.instructions:
+                    _spaces(i.shape, self.spaces)
+            return
+        if not self.gpu:
+            # One search over the tails joined by newlines (no marker spans a line): a search
+            # per instruction cost more than the matching.
+            tails = [
+                attrs._text if type(attrs) is LazyAttributes else " ".join(map(str, attrs))
+                for c in computations
+                for i in c.instructions
+                if (attrs := i.attributes)
+            ]
+            self.gpu = _GPU_MARKERS.search("\n".join(tails)) is not None
+
+
+def text_signs(module: Module) -> TextSigns:
+    signs = TextSigns()
+    signs.add(module.computations)
+    return signs
+
+
+def detect_backend(
+    module: Module,
+    file_name: str | None = None,
+    *,
+    target_arguments: tuple[str, str] | None = None,
+    assignment: BufferAssignment | None = None,
+) -> BackendChoice:
+    """The backend that wrote `module`, and why we think so (pure: the reader hands in what it
+    found beside the dump, `hlo_layout.reader`).
+
+    The dump's file name first (XLA's dump names carry it), then the text (tiled layouts: only
+    the TPU compiler prints them; GPU-only custom calls and backend configs), else unknown and
+    CPU assumed. A TPU's generation: see `choose_backend`.
     """
-    return resolve_backend(lambda: backend_in_text(module), path)
-
-
-def resolve_backend(
-    from_text: Callable[[], tuple[Backend, str]], path: str | Path | None
-) -> tuple[Backend, str]:
-    """detect_backend given what the module's text says (`from_text`, asked only when the file
-    name does not decide): the one rule for a whole module and for a streamed one, whose text
-    is read a computation at a time (layout/skeleton.BackendVote)."""
-    be, why = backend_by_name(path) or from_text()
-    if be is not TPU:
-        return be, why
-    found = tpu_generation_beside(path) if path is not None else None
-    if found is not None:
-        return found[0], f"{why}; TPU {found[0].generation} from {found[1]}"
-    return be, (
-        f"{why}; TPU generation assumed v4/v5e (no *.target_arguments.txt beside the dump: "
-        "--backend tpu-v5p or tpu-v6e for those)"
+    return choose_backend(
+        lambda: text_signs(module),
+        file_name,
+        target_arguments=target_arguments,
+        assignment=assignment,
     )
 
 
-def backend_by_name(path: str | Path | None) -> tuple[Backend, str] | None:
+def as_choice(
+    backend: str | Backend | BackendChoice | None, module: Module, file_name: str | None = None
+) -> BackendChoice:
+    """`backend` as a BackendChoice: a choice as it is, settings or a name as given
+    (`--backend`), None detected from the module's text and file name."""
+    if isinstance(backend, BackendChoice):
+        return backend
+    if isinstance(backend, Backend):
+        return BackendChoice(backend, "--backend")
+    if backend is not None:
+        return BackendChoice(backend_named(backend), "--backend")
+    return detect_backend(module, file_name)
+
+
+def choose_backend(
+    signs: Callable[[], TextSigns],
+    file_name: str | None = None,
+    *,
+    target_arguments: tuple[str, str] | None = None,
+    assignment: BufferAssignment | None = None,
+) -> BackendChoice:
+    """detect_backend given the text's signs (`signs`, asked only when the file name does not
+    decide; the one rule for a whole module and for a streamed one).
+
+    A TPU's generation, strongest first: the `*.target_arguments.txt` libtpu dumps beside the
+    module (`target_arguments` = (file name, text)); the buffer assignment beside it (tuple
+    pointer tables: 512 B on v4/v5e, 32 B granules on v5p/v6e); VMEM in `S(3)` (v4, whose
+    rules are v5e's) or SparseCore spaces `S(8)`-`S(15)` (v5p/v6e) in the text. Otherwise
+    v4/v5e is assumed, and said.
+    """
+    by_name = backend_by_name(file_name)
+    found: TextSigns | None = None
+    if by_name is not None:
+        be, why = by_name
+    else:
+        found = signs()
+        if found.tiled:
+            be, why = TPU, "tiled layouts"
+        elif found.gpu:
+            be, why = GPU, "GPU custom calls / backend configs"
+        else:
+            return BackendChoice(CPU, "(no GPU or TPU marks in the dump or its name)", True)
+    if be is not TPU:
+        return BackendChoice(be, why)
+    if target_arguments is not None:
+        named = tpu_generation_of(target_arguments[1])
+        if named is not None:
+            return BackendChoice(named, f"{why}; TPU {named.generation} from {target_arguments[0]}")
+    tables = _tables_in(assignment) if assignment is not None else None
+    ba_name = Path(assignment.name).name if assignment is not None else ""
+    if tables == "small":
+        return BackendChoice(
+            TPU_V6E,
+            f"({why}; v5p or v6e by the tuple tables under 512 B in {ba_name})",
+            True,
+        )
+    if tables == "512":
+        return BackendChoice(TPU, f"{why}; TPU v4/v5e (512 B tuple tables in {ba_name})")
+    if found is None:
+        found = signs()
+    if 3 in found.spaces and 1 not in found.spaces:
+        return BackendChoice(TPU, f"{why}; TPU v4 (VMEM in S(3))")
+    if found.spaces & _SPARSECORE_SPACES:
+        return BackendChoice(TPU_V6E, f"({why}; v5p or v6e by the SparseCore memory spaces)", True)
+    return BackendChoice(
+        TPU,
+        f"({why}; no *.target_arguments.txt or buffer assignment beside the dump names the "
+        "generation: --backend tpu-v5p or tpu-v6e for those)",
+        True,
+    )
+
+
+#: Memory spaces only SparseCore-bearing TPUs (v5p, v6e) use (libtpu 0.0.52's dumps).
+_SPARSECORE_SPACES = frozenset(range(8, 16))
+
+
+def _spaces(shape: Shape, out: set[int]) -> None:
+    if isinstance(shape, ArrayShape):
+        if shape.layout is not None and shape.layout.memory_space:
+            out.add(shape.layout.memory_space)
+    elif isinstance(shape, TupleShape):
+        for e in shape.elements:
+            _spaces(e, out)
+    elif isinstance(shape, BufferShape):
+        _spaces(shape.element, out)
+
+
+def _tables_in(assignment: BufferAssignment) -> str | None:
+    """What the tuple tables of a TPU buffer assignment say of the generation: "512" (v4/v5e:
+    8 B per element rounded up to 512 B), "small" (v5p/v6e: 4 B per element rounded up to 32 B),
+    None when it holds no table of at most 64 elements (both rules give 512 B above that)."""
+    for a in assignment.allocations:
+        for v in a.values:
+            text = v.shape_text
+            if not text.startswith("(") or v.index:
+                continue
+            shape = v.shape
+            if isinstance(shape, TupleShape) and 0 < len(shape.elements) <= 64:
+                return "512" if a.size == 512 else "small"
+    return None
+
+
+def backend_by_name(file_name: str | None) -> tuple[Backend, str] | None:
     """The backend a dump's file name gives (XLA's dump names carry it), or None."""
-    name = Path(path).name if path is not None else ""
+    name = Path(file_name).name if file_name is not None else ""
     if "gpu_after_optimizations" in name or re.search(r"\.sm_\d", name):
         return GPU, "file name"
     if "cpu_after_optimizations" in name:
@@ -205,48 +394,37 @@ def backend_by_name(path: str | Path | None) -> tuple[Backend, str] | None:
     return None
 
 
-def backend_in_text(module: Module) -> tuple[Backend, str]:
-    """The backend the module's text gives: tiled layouts mean TPU, then GPU-only custom calls
-    and backend configs mean GPU, else CPU. Each rule is "any instruction of any computation",
-    so a module read a computation at a time gets the same answer from the strongest one."""
-    for c in module.computations:
-        for i in c.instructions:
-            if _tiled(i.shape):
-                return TPU, "tiled layouts"
-    # One search over the tails joined by newlines (no marker spans a line): a search per
-    # instruction cost more than the matching.
-    tails = [
-        attrs._text if type(attrs) is LazyAttributes else " ".join(map(str, attrs))
-        for c in module.computations
-        for i in c.instructions
-        if (attrs := i.attributes)
-    ]
-    if _GPU_MARKERS.search("\n".join(tails)):
-        return GPU, "GPU custom calls / backend configs"
-    return CPU, "default (no GPU or TPU marks)"
-
-
 _VERSION = re.compile(r"^\s*version:\s*(\w+)", re.M)
 _VARIANT = re.compile(r'^\s*variant:\s*"([^"]*)"', re.M)
-_DUMP_SUFFIX = re.compile(r"\.(?:after|before)_optimizations.*$|\.txt$")
 
 
-def tpu_generation_beside(path: str | Path) -> tuple[Backend, str] | None:
-    """The TPU settings named by the `<module>.target_arguments.txt` that libtpu writes beside
-    `<module>.after_optimizations.txt` when it dumps, and that file's name; None without one
-    (or for a generation not in TPU_GENERATIONS)."""
-    p = Path(path)
-    stem = _DUMP_SUFFIX.sub("", p.name)
-    candidate = p.with_name(f"{stem}.target_arguments.txt")
-    try:
-        if not candidate.is_file() or candidate.stat().st_size > 1 << 20:
-            return None
-        text = candidate.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    version = _VERSION.search(text)
+#: libtpu's (version, variant) → the chip it names (the cost roofline's TPU v4, v5e, v5p, v6e).
+TPU_CHIPS = {
+    ("TPU_VERSION_PUFFERFISH", ""): "v4",
+    ("TPU_VERSION_VIPERFISH", "lite"): "v5e",
+    ("TPU_VERSION_VIPERFISH", ""): "v5p",
+    ("TPU_VERSION_GHOSTLITE", ""): "v6e",
+}
+
+
+def _version_variant(target_arguments: str) -> tuple[str, str] | None:
+    """libtpu's `tpu_topology_args.version` and `variant` in a `*.target_arguments.txt`."""
+    version = _VERSION.search(target_arguments)
     if version is None:
         return None
-    variant = _VARIANT.search(text)
-    be = TPU_GENERATIONS.get((version.group(1), variant.group(1) if variant else ""))
-    return (be, candidate.name) if be is not None else None
+    variant = _VARIANT.search(target_arguments)
+    return version.group(1), variant.group(1) if variant else ""
+
+
+def tpu_generation_of(target_arguments: str) -> Backend | None:
+    """The TPU settings named by the text of a `*.target_arguments.txt` (libtpu's
+    `tpu_topology_args.version` and `variant`); None for a generation not in TPU_GENERATIONS."""
+    found = _version_variant(target_arguments)
+    return TPU_GENERATIONS.get(found) if found is not None else None
+
+
+def tpu_chip_of(target_arguments: str) -> str | None:
+    """The TPU chip (`v4`, `v5e`, `v5p`, `v6e`) a `*.target_arguments.txt` names: v4 and v5e
+    share one Backend (their buffer rules agree) but not their peak figures."""
+    found = _version_variant(target_arguments)
+    return TPU_CHIPS.get(found) if found is not None else None

@@ -6,7 +6,10 @@ PhiGraph::Optimize that matters in practice (a loop-carried element the body pas
 the init value); value ids follow text order with phis numbered after every defined value.
 The values of thread-local computations (reducers, comparators) are not HloValues: nothing flows
 through them and they have no live range; XLA gives each its own allocation, so they are listed
-(`thread_local_values`) for the buffer assigner to count and size.
+(`thread_local_values`) for the buffer assigner to count and size. A computation's instructions are
+read in schedule order with the get-tuple-elements the printer folded into `%x#N` operands put
+back (`sequence`; NOTE: [folded get-tuple-elements] in memory/schedule.py): each uses the tuple's
+top-level value and is a position of the element's values, as in XLA.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from hlo_layout import limits
+from hlo_layout.memory.backend import CPU, Backend
 from hlo_layout.memory.nesting import run_nested
+from hlo_layout.memory.schedule import scheduled_sequence
 from hlo_layout.syntax.attrs import int_value
 from hlo_layout.syntax.index import calls as call_edges
 from hlo_layout.syntax.index import cycle_error, instructions_calling, walk_calls
@@ -198,8 +203,11 @@ _Built = Generator[tuple[Computation, list[ValueSet]], ValueSet, _Building]
 class DataflowAnalysis:
     """Values and value sets of every non-fusion computation reached from the entry."""
 
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, backend: Backend = CPU) -> None:
+        """`backend`: whose scheduler put the get-tuple-elements the printer folded
+        (Backend.folded_gte_placement) and whose live-range rules LiveRange follows."""
         self.module = module
+        self.backend = backend
         entry = module.entry
         if entry is None:
             raise ValueError("module has no computation")
@@ -218,6 +226,13 @@ class DataflowAnalysis:
         self.global_computations = [
             c for c in module.computations if self.kinds.get(c.name) == "global"
         ]
+        #: Computation name -> its schedule with the folded get-tuple-elements put back, for
+        #: those that fold any (`sequence`).
+        self.sequences: dict[str, Sequence[Instruction]] = {}
+        for c in self.global_computations:
+            seq = scheduled_sequence(c, backend.folded_gte_placement)
+            if seq is not c.instructions:
+                self.sequences[c.name] = seq
         self.callee_of: dict[str, tuple[Computation, Instruction]] = {}
         self._split: dict[int, tuple[ValueSet, dict[int, _Building]]] = {}
         #: Per while: (init, body parameter, condition parameter, body root, result) sets.
@@ -297,7 +312,7 @@ class DataflowAnalysis:
                 thread_local.extend([(i.opcode, s) for _, s in defined(i, True)])
         for c in self.global_computations:
             param_defines = c is entry
-            for i in c.instructions:
+            for i in self.sequence(c):
                 own = defined(i, param_defines)
                 if not own:
                     continue
@@ -315,6 +330,10 @@ class DataflowAnalysis:
                     defined_at[where] = mine
                 else:
                     found.extend(mine)
+
+    def sequence(self, c: Computation) -> Sequence[Instruction]:
+        """`c`'s instructions in schedule order, folded get-tuple-elements put back."""
+        return self.sequences.get(c.name, c.instructions)
 
     def _new_phi(self, c: Computation, i: Instruction, index: Index, shape: Shape) -> HloValue:
         v = HloValue(len(self.values), c, i, index, shape, is_phi=True)
@@ -358,7 +377,7 @@ class DataflowAnalysis:
     def _steps(self, c: Computation, params: list[ValueSet] | None) -> _Steps:
         """`_evaluate`'s body for one computation, yielding where it needs a callee's root."""
         sets = self.sets.setdefault(c.name, {})
-        for i in c.instructions:
+        for i in self.sequence(c):
             key = i.name
             op = i.opcode
             if op == "parameter" and params is not None:
@@ -383,13 +402,17 @@ class DataflowAnalysis:
                 # defines its tuple nodes and context as an async-start does ({2,k} aliased to
                 # the start's), {0,k} is operand k+1, {1} the wrapped computation's root: the
                 # compiler's buffer assignment lists exactly those values.
-                for k, vs in enumerate(self._operand_sets(c, i)[1:]):
+                # The wrapped computation runs on the operands given here (the first
+                # instruction of the chain with them bound, where HloLiveRange flattens it).
+                data = self._operand_sets(c, i)[1:]
+                for k, vs in enumerate(data):
                     for idx, v in vs.items():
                         out[(0, k, *idx)] = v
                 start = c.get(i.operands[0].name)
                 callee = self._callee(start, 0) if start is not None else None
                 if callee is not None and callee.root is not None:
-                    for idx, v in self.value_set(callee, callee.root.name).items():
+                    self.callee_of[callee.name] = (c, i)
+                    for idx, v in (yield callee, data).items():
                         out[(1, *idx)] = v
             elif op in _FORWARD_OPERAND_0 and i.operands:
                 # not written to: `own` below is merged into a copy
@@ -429,7 +452,9 @@ class DataflowAnalysis:
                 for k, vs in enumerate(operands):
                     for idx, v in vs.items():
                         out[(0, k, *idx)] = v
-                if callee is not None:
+                if callee is not None and not operands and callee.parameter_instructions:
+                    pass  # libtpu's operand-less start: evaluated where its async-update binds
+                elif callee is not None:
                     self.callee_of[callee.name] = (c, i)
                     for idx, v in (yield callee, operands).items():
                         out[(1, *idx)] = v
@@ -564,7 +589,7 @@ class DataflowAnalysis:
         for c in self.global_computations:
             root = c.root
             sets = self.sets.get(c.name, _NO_SETS)
-            for i in c.instructions:
+            for i in self.sequence(c):
                 vs = sets.get(i.name)
                 if vs:
                     live_out = c is entry and i is root
@@ -605,7 +630,7 @@ def computation_kinds(module: Module) -> dict[str, str]:
     `thread_local` (reducers, comparators and other callees: XLA gives each of their buffers an
     allocation of its own) or `fusion` (fusion bodies: no buffers). Unreached computations are
     absent. Mirrors GatherComputationsByAllocationType (buffer_assignment.cc). Cached on the
-    module (a streamed skeleton module comes with its kinds: `layout/skeleton.py`).
+    module (a streamed skeleton module comes with its kinds: `report/skeleton.py`).
     """
     cache = module._cache
     kinds = cache.get("kinds")

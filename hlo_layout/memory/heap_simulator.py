@@ -179,7 +179,9 @@ def msa_trace_peak(
     next value of its buffer: a while body's carries stay held across a conditional whose branch
     writes their successors (tpu-gen2 while_cond_live: 2 x (a + b), not a + b). With it 77 of
     the first 80 TPU programs in the tests were exact (the replay: 53; chained ends: 67;
-    tpu-alias and tpu-gen2 hold the ones that tell them apart).
+    tpu-alias and tpu-gen2 hold the ones that tell them apart). `events` is a replay in which
+    no value takes an operand's memory (BufferAssigner._heap): libtpu's peak counts each in its
+    own, even where its placement shares (jax012-tpu adam_donate's in-place VMEM updates).
     """
     # Replay order: a free moves to the end of the step of its unchained end when that is later.
     step = 0

@@ -2,7 +2,9 @@
 value's [start, end] in it, exactly as XLA's `*-live-range.txt` prints them.
 
 The schedule of a computation is its text order (a scheduled dump prints instructions in schedule
-order; for an unscheduled dump this is an estimate, and the analysis says so).
+order; for an unscheduled dump this is an estimate, and the analysis says so), with the
+get-tuple-elements the printer folded into `%x#N` operands put back where the backend's scheduler
+put them (DataflowAnalysis.sequence, memory/schedule.py).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ class LiveRange:
         self.time: dict[int, int] = {}  # id(instruction) -> time
         self.spans: dict[str, tuple[int, int]] = {}
         self.async_context: dict[str, Instruction] = {}
+        #: Computations an async chain wraps (flattened right before the instruction binding
+        #: its operands), as opposed to those called from one.
+        self.async_wrapped: set[str] = set()
         self._flatten(dataflow.entry, None)
         self.end_time = len(self.sequence)
         self.ranges: dict[int, TimeBound] = {}
@@ -62,13 +67,38 @@ class LiveRange:
         module = self.dataflow.module
         start = len(self.sequence)
         self.spans[c.name] = (start, start)  # guards recursion
-        for i in c.instructions:
+        #: async-start name -> (the start, its wrapped computations) not yet flattened
+        unbound: dict[str, tuple[Instruction, list[Computation]]] = {}
+        #: async-update / async-done name -> the async-start of its chain
+        chain: dict[str, Instruction] = {}
+        for i in self.dataflow.sequence(c):
             op = i.opcode
-            if op in ("call", "conditional", "async-start"):
+            if op in ("call", "conditional"):
                 for name in i.called_computations:
                     callee = module.computation(name)
                     if callee is not None:
-                        yield callee, (i if op == "async-start" else async_start)
+                        yield callee, async_start
+            elif op == "async-start":
+                # The wrapped computation is flattened before the first instruction of the
+                # async chain with its operands bound (IsFirstFullyBound): the start, or for
+                # libtpu's operand-less start (SparseCore), the async-update that passes them.
+                callees = [x for n in i.called_computations if (x := module.computation(n))]
+                if not i.operands and any(x.parameter_instructions for x in callees):
+                    unbound[i.name] = (i, callees)
+                else:
+                    for callee in callees:
+                        self.async_wrapped.add(callee.name)
+                        yield callee, i
+            elif op in ("async-update", "async-done") and i.operands:
+                first = chain.get(i.operands[0].name) or c.get(i.operands[0].name)
+                if first is not None:
+                    chain[i.name] = first
+                    pending = unbound.get(first.name)
+                    if pending is not None and (op == "async-done" or len(i.operands) > 1):
+                        del unbound[first.name]
+                        for callee in pending[1]:
+                            self.async_wrapped.add(callee.name)
+                            yield callee, pending[0]
             elif op == "while":
                 names = {a.key: a.raw.removeprefix("%") for a in i.attributes}
                 for key in ("condition", "body"):
@@ -130,6 +160,10 @@ class LiveRange:
                 continue
             is_root = roots.get(c.name) is i
             start = span[0] if i.opcode == "parameter" else t
+            if is_root and c.name in self.async_wrapped and df.backend.async_root_at_binding:
+                # The wrapped computation's result is the async chain's: libtpu's live ranges
+                # start it at the instruction binding the chain (Backend.async_root_at_binding).
+                start = span[1]
             definition_end = span[1] if is_root else t
             ctx = async_context.get(c.name)
             if ctx is not None:

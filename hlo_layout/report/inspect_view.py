@@ -9,9 +9,12 @@ from rich.console import Group, RenderableType, group
 from rich.table import Table
 from rich.text import Text
 
-from hlo_layout.layout.module_memory import MemoryReport
-from hlo_layout.report.memory_view import render_memory_detail, render_memory_lead
+from hlo_layout.cost.model import ModuleCost
+from hlo_layout.memory.footprint import MemoryReport
+from hlo_layout.report.cost_view import cost_line
+from hlo_layout.report.footprint_view import render_memory_detail, render_memory_lead
 from hlo_layout.report.model import ModuleSummary
+from hlo_layout.report.units import human_bytes
 
 
 def _counts(title: str, rows: list[tuple[str, int]], top: int, style: str) -> Table:
@@ -35,7 +38,11 @@ def _counts(title: str, rows: list[tuple[str, int]], top: int, style: str) -> Ta
 
 @group()
 def _module(
-    summary: ModuleSummary, file: str, top: int, report: MemoryReport | None
+    summary: ModuleSummary,
+    file: str,
+    top: int,
+    report: MemoryReport | None,
+    cost: ModuleCost | None = None,
 ) -> Iterator[RenderableType]:
     name = summary.module or "(no module header)"
     head = Text.assemble(("module ", "hlo.muted"), (name, "hlo.name"), ("  " + file, "hlo.muted"))
@@ -48,6 +55,8 @@ def _module(
         f"{summary.instructions:,} instructions"
         + (f"; entry {summary.entry}" if summary.entry else "")
     )
+    if cost is not None:
+        yield cost_line(cost)
     yield Text("")
     if report is not None:
         yield render_memory_detail(report, top)
@@ -62,9 +71,39 @@ def render_inspect(
     summaries: Sequence[tuple[str, ModuleSummary]],
     top: int,
     reports: Sequence[MemoryReport | None] | None = None,
+    costs: Sequence[ModuleCost | None] | None = None,
 ) -> RenderableType:
-    """All modules of one `inspect` call, one block each (with its memory report when given)."""
+    """All modules of one `inspect` call, one block each (with its memory report and its cost
+    line when given), led by a row per module when there are several."""
     reports = reports or [None] * len(summaries)
-    return Group(
-        *(_module(summary, file, top, r) for (file, summary), r in zip(summaries, reports))
-    )
+    costs = costs or [None] * len(summaries)
+    blocks: list[RenderableType] = [
+        _module(summary, file, top, r, c)
+        for (file, summary), r, c in zip(summaries, reports, costs)
+    ]
+    if len(summaries) > 1:
+        blocks[:0] = [_modules_table(summaries, reports), Text("")]
+    return Group(*blocks)
+
+
+def _modules_table(
+    summaries: Sequence[tuple[str, ModuleSummary]], reports: Sequence[MemoryReport | None]
+) -> Table:
+    """One row per module: its peak and parts (the `memory` headline), padding, backend."""
+    t = Table(title="modules", title_justify="left", box=None, pad_edge=False, title_style="bold")
+    figures = ("peak", "static", "temp allocation", "padding")
+    for col in ("module", *figures, "backend", "file"):
+        t.add_column(col, justify="right" if col in figures else "left")
+    for (file, summary), r in zip(summaries, reports):
+        ma = r.peak if r is not None else None
+        padding = sum(x.padding_bytes for x in r.totals) if r is not None else None
+        t.add_row(
+            summary.module or "(unnamed)",
+            human_bytes(ma.peak_bytes) + ("" if ma.scheduled else " ~") if ma else "-",
+            human_bytes(ma.static_bytes) if ma else "-",
+            human_bytes(ma.temp_allocation_bytes) if ma else "-",
+            human_bytes(padding) if padding is not None else "-",
+            (ma.backend + (f" {ma.tpu_generation}" if ma.tpu_generation else "")) if ma else "-",
+            file,
+        )
+    return t

@@ -3,7 +3,7 @@
 Both renderers (Rich in `report/inspect_view.py`, JSON in the CLI) read this model; neither looks
 at the tree again. Keys are stable and documented in the README (CI users script against them).
 Byte figures come from `hlo_layout.layout` (ShapeUtil::ArraySize semantics) through the memory
-model (`hlo_layout/layout/module_memory.py`).
+model (`hlo_layout/memory/footprint.py`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from hlo_layout import accel as _accel
-from hlo_layout.layout.buffer_assignment import BufferAssignment
-from hlo_layout.layout.module_memory import (
+from hlo_layout.memory.buffer_assignment import BufferAssignment
+from hlo_layout.memory.footprint import (
     LeafRow,
     MemoryReport,
     PaddingGroup,
@@ -35,7 +35,7 @@ _encode_str = encode_str
 _json = _accel.load("_hlo_layout_json", _accel.ABIS["_hlo_layout_json"])
 
 #: Bumped when a key changes meaning or disappears (adding keys does not bump it).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: Depth of a computation object in the document (root, `modules`, module, `computations`).
 COMPUTATION_LEVEL = 4
@@ -422,13 +422,15 @@ def padding_group_json(group: PaddingGroup, rows: int | None = None) -> dict[str
 
 
 def peak_json(report: MemoryReport) -> dict[str, Any] | None:
-    """XLA's peak as the text view leads with it: total, static part, and per memory space."""
+    """The peak as the text view leads with it (`memory`'s headline and parts per space)."""
     ma = report.peak
     if ma is None:
         return None
     return {
         "peak_bytes": ma.peak_bytes,
         "static_bytes": ma.static_bytes,
+        "temp_allocation_bytes": ma.temp_allocation_bytes,
+        "backend": ma.backend,
         "scheduled": ma.scheduled,
         "spaces": [s.to_dict() for s in ma.spaces],
     }

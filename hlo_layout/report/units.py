@@ -1,6 +1,6 @@
 """Thin re-exports: byte formatting lives in `hlo_layout.units` (one formatter for every view).
 
-Kept because `report/layout_view.py`, `report/memory_view.py` and `report/sharding_view.py`
+Kept because `report/layout_view.py`, `report/footprint_view.py` and `report/sharding_view.py`
 import `human_bytes` / `expansion` from here.
 """
 

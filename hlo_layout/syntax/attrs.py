@@ -187,6 +187,7 @@ class WindowDim:
 
 
 _WINDOW_KEYS = ("size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal")
+_WINDOW_TEXT = re.compile(r"\{\s*((?:[A-Za-z_]+=[-\w]+\s*)*)\}")
 
 
 def window(attr: Attribute) -> tuple[WindowDim, ...]:
@@ -196,18 +197,24 @@ def window(attr: Attribute) -> tuple[WindowDim, ...]:
     default to stride 1, no padding, dilation 1, no reversal. `lhs_dilate` is the base dilation and
     `rhs_dilate` the window dilation. `window={}` is a rank-0 window.
     """
-    value = attr.value
-    if not isinstance(value, V.Group) or value.kind != "{":
-        raise HloSemanticError(f"attribute {attr.key}: expected {{size=... ...}}", attr.span)
     fields: dict[str, str] = {}
-    for item in value.items:
-        if (
-            not isinstance(item, V.Chain)
-            or item.separators != ("=",)
-            or not all(isinstance(p, V.Word) for p in item.parts)
-        ):
-            raise HloSemanticError(f"attribute {attr.key}: expected key=value items", attr.span)
-        key, text = (p.text for p in item.parts if isinstance(p, V.Word))
+    simple = _WINDOW_TEXT.fullmatch(attr.raw.strip())  # the usual text: no grammar needed
+    if simple is not None:
+        items = [tuple(item.split("=", 1)) for item in simple.group(1).split()]
+    else:
+        value = attr.value
+        if not isinstance(value, V.Group) or value.kind != "{":
+            raise HloSemanticError(f"attribute {attr.key}: expected {{size=... ...}}", attr.span)
+        items = []
+        for item in value.items:
+            if (
+                not isinstance(item, V.Chain)
+                or item.separators != ("=",)
+                or not all(isinstance(p, V.Word) for p in item.parts)
+            ):
+                raise HloSemanticError(f"attribute {attr.key}: expected key=value items", attr.span)
+            items.append(tuple(p.text for p in item.parts if isinstance(p, V.Word)))
+    for key, text in items:
         if key not in _WINDOW_KEYS:
             raise HloSemanticError(f"attribute {attr.key}: unknown window field '{key}'", attr.span)
         fields[key] = text

@@ -48,6 +48,7 @@ from hlo_layout.syntax.shape import (
     SplitConfig,
     Tile,
     TupleShape,
+    check_tuple_depth,
 )
 from hlo_layout.syntax.tree import (
     CALLED_COMPUTATION_KEYS,
@@ -750,7 +751,7 @@ class HloTransformer(Transformer):
 
     @v_args(meta=True)
     def tuple_shape(self, meta: Any, elements: list[Shape]) -> TupleShape:
-        limits.check_tuple_depth(elements, self._span(meta))
+        check_tuple_depth(elements, self._span(meta))
         return TupleShape(tuple(elements))
 
     def buffer_shape(self, _open: Token, element: Shape) -> BufferShape:

@@ -126,6 +126,18 @@ ELEMENTWISE = frozenset(
     }
 )  # fmt: skip
 
+#: Elementwise opcodes counted as transcendentals, not flops (HloCostAnalysis::HandleElementwiseOp:
+#: one transcendental per output element; `logistic` because it is built from `exp`/`tanh`). The
+#: inverse and hyperbolic trigonometric opcodes are in jaxlib 0.10.2's list (measured on the
+#: xla-tests corpus), newer than the sources we read.
+TRANSCENDENTAL = frozenset(
+    {
+        "acos", "acosh", "asin", "asinh", "atan2", "atanh", "cbrt", "cosh", "cosine", "erf",
+        "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "power",
+        "rsqrt", "sine", "sinh", "sqrt", "tan", "tanh",
+    }
+)  # fmt: skip
+
 #: Attribute keys whose value names called computations (HloInstruction::called_computations,
 #: in the spelling of hlo_parser.cc's attribute table).
 CALLED_COMPUTATION_KEYS = (
@@ -184,6 +196,7 @@ __all__ = [
     "IOTA",
     "PARAMETER",
     "SEQUENTIAL_CALLERS",
+    "TRANSCENDENTAL",
     "TUPLE",
     "elementwise_on_operand",
     "is_control_flow",

@@ -7,7 +7,11 @@ See ../shared/docs/layout_rules.md §1 for the text forms.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from hlo_layout.errors import Span
+from hlo_layout.limits import MAX_SHAPE_DEPTH, exceeded
 
 #: Tile entry written `*`: merge this dimension into the next more-minor one (XLA stores INT64_MIN).
 COMBINE = -(2**63)
@@ -196,3 +200,16 @@ ELEMENT_TYPES = frozenset(
         "f4e2m1fn", "f8e8m0fnu", "c64", "c128", "token", "opaque",
     }
 )  # fmt: skip
+
+
+def check_tuple_depth(elements: Sequence[Shape], span: Span | None = None) -> None:
+    """Raise LimitExceeded when a tuple of `elements` nests more than MAX_SHAPE_DEPTH deep
+    (its elements have passed this check, so the walk is as deep as the limit at most)."""
+    depth, level = 1, list(elements)
+    while level:
+        nested = [e.element if isinstance(e, BufferShape) else e for e in level]
+        level = [x for e in nested if isinstance(e, TupleShape) for x in e.elements]
+        if any(isinstance(e, TupleShape) for e in nested):
+            depth += 1
+        if depth > MAX_SHAPE_DEPTH:
+            raise exceeded("tuple shape nesting", depth, MAX_SHAPE_DEPTH, "MAX_SHAPE_DEPTH", span)

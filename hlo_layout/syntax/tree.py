@@ -345,13 +345,13 @@ class Module:
     def root_signature(self, name: str) -> tuple[str, tuple[str, ...]] | None:
         """(opcode, attribute keys) of the ROOT of computation `name` when known without reading
         the computation: None here (read it); a streamed skeleton module
-        (`layout/skeleton.SpooledModule`) knows it for the computations it does not hold, whose
+        (`report/skeleton.SpooledModule`) knows it for the computations it does not hold, whose
         roots are all the in-place rules read of most fusion bodies."""
         return None
 
     def computations_in(self, names: Container[str]) -> Iterator[Computation]:
         """The computations named in `names` (a set: asked per computation), in module order (a
-        streamed skeleton module, `layout/skeleton.SpooledModule`, reads back those it does not
+        streamed skeleton module, `report/skeleton.SpooledModule`, reads back those it does not
         hold)."""
         return (c for c in self.computations if c.name in names)
 

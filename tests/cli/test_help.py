@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from hlo_layout.check.rules import RULES
 from hlo_layout.cli import app
+from hlo_layout.cli.app import COMMANDS as COMMANDS_TABLE
 from hlo_layout.cli.common import TOP_DEFAULT
 from tests.conftest import REPO
 
@@ -115,7 +116,7 @@ def test_help_paragraphs_wrap_at_the_terminal_not_the_source(name: str) -> None:
         assert any(start in line for line in flat), (start, result.stdout)
 
 
-ALL = ["check", "diff", "inspect", "layout", "memory", "indexing", "sharding", "report"]
+ALL = list(COMMANDS_TABLE)
 
 
 @pytest.mark.parametrize("columns", ["60", "80", "120"])

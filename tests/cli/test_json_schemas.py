@@ -64,6 +64,13 @@ CASES: dict[str, list[list[str]]] = {
         ["layout", "(f32[2]{0}, s32[])", "f32[", "bf16[9,130]{1,0:T(8,128)(2,1)S(1)}"],
     ],
     "inspect": [["inspect", str(STEP)], ["inspect", str(TRANSFORMER)]],
+    "cost": [
+        ["cost", str(STEP)],
+        ["cost", str(TRANSFORMER), "--top", "3"],
+        ["cost", str(CORPUS / "jax-cpu"), "--chip", "a100"],
+        ["cost", str(REPO / "tests" / "data" / "cost" / "loops" / "nested.looped.txt"),
+         "--peak-flops", "1e12", "--bandwidth", "1e11"],
+    ],
     "sharding": [["sharding", str(SPMD)]],
     "indexing": [["indexing", str(STEP), "--fusion", "multiply_add_fusion"]],
 }  # fmt: skip

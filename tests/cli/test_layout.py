@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hlo_layout.cli import app
-from hlo_layout.layout import read_buffer_assignment
+from hlo_layout.reader.sidefiles import read_buffer_assignment
 from hlo_layout.syntax import ArrayShape
 from tests.conftest import CORPUS
 

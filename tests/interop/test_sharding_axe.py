@@ -26,7 +26,8 @@ from hlo_layout.interop.sharding_axe import (
     shard_array,
     shard_value,
 )
-from hlo_layout.layout import element_offset, read_buffer_assignment
+from hlo_layout.layout import element_offset
+from hlo_layout.reader.sidefiles import read_buffer_assignment
 from hlo_layout.syntax import ArrayShape, Layout, Tile, parse_file, parse_shape
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.sharding import (

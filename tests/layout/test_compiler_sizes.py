@@ -15,8 +15,8 @@ from hlo_layout.layout import (
     logical_bytes,
     physical_bytes,
     pointer_table_bytes,
-    read_buffer_assignment,
 )
+from hlo_layout.reader.sidefiles import read_buffer_assignment
 from hlo_layout.report.units import human_bytes
 from hlo_layout.syntax import ArrayShape, parse_file, parse_shape
 from tests.conftest import CORPUS, SAMPLES, corpus_id

@@ -5,16 +5,21 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hlo_layout.layout.buffer_assignment import read_buffer_assignment
 from hlo_layout.memory import MemoryAnalysis, analyze_memory
-from hlo_layout.syntax import parse_file
+from hlo_layout.reader import load
+from hlo_layout.reader.sidefiles import read_buffer_assignment
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
 CORPUS = DATA / "corpus"
 GENERATED = DATA / "memory" / "cpu-gen"
 #: Every folder of generated CPU dumps with XLA's files and jax's figures (READMEs there).
-CPU_GENERATED = (GENERATED, DATA / "memory" / "cpu-gen2", DATA / "memory" / "cpu-gen3")
+CPU_GENERATED = (
+    GENERATED,
+    DATA / "memory" / "cpu-gen2",
+    DATA / "memory" / "cpu-gen3",
+    DATA / "memory" / "jax012-cpu",
+)
 _RANGE = re.compile(r"^\s+(\S+\{[\d,]*\}):(\d+)-(\d+)$")
 
 
@@ -47,6 +52,8 @@ def compiler_temps(path: Path) -> dict[int, int]:
     return out
 
 
-def analyze(path: Path, **kwargs: object) -> MemoryAnalysis:
-    """Our analysis of a dump, WITHOUT the compiler's buffer assignment."""
-    return analyze_memory(parse_file(path), file=str(path), **kwargs)  # type: ignore[arg-type]
+def analyze(path: Path, backend: str | None = None) -> MemoryAnalysis:
+    """Our analysis of a dump as the reader finds it (backend, TPU generation from the files
+    beside it), WITHOUT the compiler's buffer assignment."""
+    (dump,) = load(path).dumps
+    return analyze_memory(dump.module, backend or dump.backend, None, file=str(path))

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-import types
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hlo_layout.layout import buffer_assignment_beside, read_buffer_assignment
-from hlo_layout.layout.module_memory import memory_report
+from hlo_layout.layout.memory_space import space_label
 from hlo_layout.layout.size import footprint
 from hlo_layout.layout.tiling import tile_grid
+from hlo_layout.memory.attribution import ARGUMENTS
+from hlo_layout.memory.footprint import memory_report
+from hlo_layout.memory.peak import legend
+from hlo_layout.reader import load
 from hlo_layout.report.html import (
-    MEMORY_UNAVAILABLE,
     bound_memory,
     build_report,
     embed_json,
@@ -46,8 +46,14 @@ DUMPS = [
 
 
 def _entries(dump: Path):
-    ba = buffer_assignment_beside(dump)
-    return [(str(dump), parse_file(dump), read_buffer_assignment(ba) if ba else None)]
+    return list(load(dump).dumps)
+
+
+def _measured(dump: Path):
+    return [
+        (d.file, memory_report(d.module, assignment=d.assignment, file=d.file, backend=d.backend))
+        for d in _entries(dump)
+    ]
 
 
 def _embedded(page: str) -> dict:
@@ -62,8 +68,9 @@ def _embedded(page: str) -> dict:
 def test_overview_equals_the_summarized_inspect_document(dump: Path) -> None:
     # One source of truth: the overview built from the module equals the full `inspect --format
     # json` document summarized, on every key both have.
-    ((file, module, assignment),) = _entries(dump)
-    report = memory_report(module, assignment=assignment)
+    (d,) = _entries(dump)
+    file, module, assignment = d.file, d.module, d.assignment
+    report = memory_report(module, assignment=assignment, backend=d.backend)
     full = inspect_json(
         [(file, module)], assignments={0: assignment} if assignment else {}, reports={0: report}
     )
@@ -177,17 +184,8 @@ def test_page_embeds_its_data_once_and_loads_nothing() -> None:
     assert "<html" not in fragment and _embedded(fragment) == data
 
 
-def test_memory_document_without_the_memory_package(monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "hlo_layout.memory", None)
-    doc, notes = memory_document(_entries(TPU))
-    assert doc is None and notes == [MEMORY_UNAVAILABLE]
-    page = render_html(build_report(_entries(TPU)))
-    data = _embedded(page)
-    assert data["memory"] is None and MEMORY_UNAVAILABLE in data["notes"]
-
-
 def test_memory_document_follows_the_contract(monkeypatch) -> None:
-    doc, notes = memory_document(_entries(CPU))
+    doc, notes = memory_document(_measured(CPU))
     assert notes == [] and doc is not None
     (m,) = doc["modules"]
     assert m["file"] == str(CPU)
@@ -206,6 +204,42 @@ def test_memory_document_follows_the_contract(monkeypatch) -> None:
         "compiler",
     ):
         assert key in m, key
+
+
+@pytest.mark.parametrize("dump", [TPU, DUMPS[3]], ids=["tpu", "tpu-padding"])
+def test_the_page_gets_the_lists_of_every_spaces_peak_step(dump: Path) -> None:
+    # The module's own lists are `memory --format json`'s (the space with the most live);
+    # `space_peaks` adds the same lists at each other space's peak step, from the analysis.
+    ((file, report),) = _measured(dump)
+    ma = report.peak
+    assert ma is not None
+    doc, _ = memory_document([(file, report)])
+    (m,) = doc["modules"]
+    assert m["legend"] == legend(True)
+    assert m["arguments_group"] == ARGUMENTS
+    assert [s["label"] for s in m["spaces"]] == [
+        space_label(s.memory_space, True) for s in ma.spaces
+    ]
+    assert ma.peak_space is not None
+    assert m["live_at_peak_space"] == ma.peak_space.memory_space
+    whole = ma.to_dict()
+    for key in ("live_at_peak", "live_at_peak_total", "by_source", "by_op_name"):
+        assert m[key] == whole[key] == ma.peak_lists()[key]
+    others = [s for s in ma.spaces if s.memory_space != m["live_at_peak_space"] and s.live_bytes]
+    assert others, "the sample has buffers live at the peak of more than one space"
+    assert [p["memory_space"] for p in m["space_peaks"]] == [s.memory_space for s in others]
+    for p, s in zip(m["space_peaks"], others):
+        assert p == {"memory_space": s.memory_space, **ma.peak_lists(s.memory_space)}
+        assert {b["memory_space"] for b in p["live_at_peak"]} == {s.memory_space}
+        assert sum(b["bytes"] for b in p["live_at_peak"]) == s.live_bytes <= s.peak_bytes
+        assert sum(g["bytes"] for g in p["by_source"]) == s.live_bytes
+    bounded = bound_memory(doc, top=2)["modules"][0]
+    for p in bounded["space_peaks"]:
+        full = next(q for q in m["space_peaks"] if q["memory_space"] == p["memory_space"])
+        for key in ("live_at_peak", "by_source", "by_op_name"):
+            assert p[key] == full[key][:2]
+            if len(full[key]) > 2:
+                assert p[f"{key}_total"] == len(full[key])
 
 
 def test_bounding_keeps_the_peak_and_says_what_it_cut() -> None:
@@ -255,17 +289,15 @@ def test_report_of_a_big_gpu_dump_stays_small(tmp_path: Path, monkeypatch) -> No
         copy += 1
     big = tmp_path / "big.txt"
     big.write_text("\n".join(chunks))
-    page = render_html(build_report([(str(big), parse_file(big), None)]))
+    page = render_html(build_report(load(big).dumps))
     assert len(page.encode()) < 2_000_000
 
 
-def test_a_module_the_analysis_rejects_becomes_a_note(monkeypatch) -> None:
-    def reject(module, backend=None, buffer_assignment=None, *, file=None):
-        raise ValueError("module has no computation")
-
-    monkeypatch.setitem(
-        sys.modules, "hlo_layout.memory", types.SimpleNamespace(analyze_memory=reject)
-    )
-    doc, notes = memory_document(_entries(TPU))
-    assert doc == {"schema_version": 1, "modules": []}
-    assert notes == ["jit_transformer: no peak-memory analysis (module has no computation)"]
+def test_a_module_without_a_peak_becomes_a_note() -> None:
+    """A report with no peak analysis (one computation's) has no memory object: a note says so."""
+    (d,) = _entries(TPU)
+    report = memory_report(d.module, computation=d.module.computations[0].name)
+    assert report.peak is None
+    doc, notes = memory_document([(d.file, report)])
+    assert doc["modules"] == []
+    assert notes == [f"{d.file}: no peak-memory analysis (the module has no entry computation)"]

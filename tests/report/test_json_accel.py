@@ -14,9 +14,8 @@ from hypothesis import strategies as st
 
 from hlo_layout import accel
 from hlo_layout.errors import HloLayoutError, Source
-from hlo_layout.layout import skeleton
-from hlo_layout.layout.module_memory import ShapeFacts
-from hlo_layout.report import model
+from hlo_layout.memory.footprint import ShapeFacts
+from hlo_layout.report import model, skeleton
 from hlo_layout.report.json_text import dumps_indented, encode_str
 from hlo_layout.syntax import parse_file_modules, scan
 from hlo_layout.syntax.fragments import parse_shape

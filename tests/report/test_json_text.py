@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hlo_layout.layout.module_memory import ShapeFacts
+from hlo_layout.memory.footprint import ShapeFacts
 from hlo_layout.report import model
 from hlo_layout.report.json_text import SPLICE, dumps_indented, write_document
 from tests.conftest import corpus_id, corpus_modules, hlo_files

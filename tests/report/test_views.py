@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console, RenderableType
 
-from hlo_layout.layout import parse_buffer_assignment
-from hlo_layout.layout.module_memory import memory_report
+from hlo_layout.memory.buffer_assignment import parse_buffer_assignment
+from hlo_layout.memory.footprint import memory_report
 from hlo_layout.report.console import make_console
 from hlo_layout.report.inspect_view import render_inspect
 from hlo_layout.report.layout_model import explain_shape

@@ -744,10 +744,13 @@ def problems(family: Family, got: dict) -> list[str]:
         out.append(f"{got['seconds']:.2f} s > {family.max_seconds} s")
     if got["hwm_mb"] > family.max_mb:
         out.append(f"{got['hwm_mb']} MB > {family.max_mb} MB")
-    stderr = got["stderr"]
     path = got["path"]
     if family.in_file is not None:
         path = str(Path(path).with_name(family.in_file))
+    # The error is the first line that is one (a `note:` about the backend may come first).
+    lines = got["stderr"].splitlines(keepends=True)
+    errors = [n for n, line in enumerate(lines) if line.startswith("error:") or ": error: " in line]
+    stderr = "".join(lines[errors[0] :]) if errors else got["stderr"]
     if got["code"] == 3:
         if not stderr.startswith((path, "error:")):
             out.append(f"message without a location: {stderr[:120]!r}")

@@ -9,8 +9,16 @@ embedded in summary form (README "HTML report" lists what is dropped):
   per pattern; long lists keep their first `top` rows and say how many there were
   (`<key>_total`).
 - memory: each module keeps every key of `memory --format json` but `values` (every value's live
-  range), replaced by `values_total`; `live_at_peak`, `by_op_name` and the compiler's
-  allocations are cut to `top` rows, with `<key>_total`.
+  range), replaced by `values_total`; `live_at_peak`, `by_source`, `by_op_name` and the
+  compiler's allocations are cut to `top` rows, with `<key>_total`. The page adds: `legend`, the
+  line under the figures; `arguments_group`, the source-line group of the program's arguments
+  (a buffer's `source` cell when it has no line and is an `argument`); each space's `label`
+  (`S(1) fast (VMEM)`, as the terminal names it); `live_at_peak_space`, the space whose peak
+  step those lists are of; and `space_peaks`, the same lists at the peak step of every other
+  space with buffers live there (the page's space picker).
+- cost: per module, the chip's roofs (bandwidth, peak per element-type class) and the `top`
+  instructions by roofline time as points (flops, physical bytes, intensity, time), with
+  `points_total`; no roofs when no chip is known (a CPU dump).
 
 Pure: builds plain dicts, no Rich, no HTML.
 """
@@ -18,15 +26,23 @@ Pure: builds plain dicts, no Rich, no HTML.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from hlo_layout.layout.buffer_assignment import BufferAssignment
-from hlo_layout.layout.module_memory import MemoryReport, memory_report
+from hlo_layout.layout.memory_space import space_label
+from hlo_layout.memory.analysis import SCHEMA_VERSION as MEMORY_SCHEMA_VERSION
+from hlo_layout.memory.attribution import ARGUMENTS
+from hlo_layout.memory.footprint import MemoryReport, memory_report
+from hlo_layout.memory.peak import legend
 from hlo_layout.report.html.grids import pattern_picture
 from hlo_layout.report.model import SCHEMA_VERSION, memory_json, module_summary
 from hlo_layout.syntax.opcodes import FUSION
 from hlo_layout.syntax.tree import Module
+
+if TYPE_CHECKING:
+    from hlo_layout.memory import MemoryAnalysis
+    from hlo_layout.memory.backend import BackendChoice
+    from hlo_layout.reader.loader import Dump
 
 #: Version of the embedded data's own keys (`schema_version` of the documents inside is theirs).
 REPORT_SCHEMA_VERSION = 1
@@ -42,11 +58,6 @@ ALLOCATION_VALUES = 8
 ATTRIBUTE_CHARS = 300
 #: Most schedule steps a timeline may hold; longer ones are max-pooled again.
 TIMELINE_POINTS = 2000
-
-MEMORY_UNAVAILABLE = (
-    "peak-memory analysis unavailable: this build of hlo-layout has no `hlo_layout.memory` "
-    "package, so the chart and the buffers live at the peak are missing"
-)
 
 
 def _cut(obj: dict[str, Any], key: str, top: int) -> None:
@@ -167,6 +178,10 @@ def _pool(live: Sequence[int], bucket: int) -> list[int]:
     return [max(live[i : i + bucket]) for i in range(0, len(live), bucket)]
 
 
+#: The lists of the buffers live at a peak step (`MemoryAnalysis.peak_lists`), cut to `top`.
+PEAK_LISTS = ("live_at_peak", "by_source", "by_op_name")
+
+
 def bound_memory_module(obj: dict[str, Any], *, top: int = DEFAULT_TOP) -> dict[str, Any]:
     """A `memory --format json` module object without `values`, with lists cut to `top` rows
     and every timeline at most TIMELINE_POINTS numbers."""
@@ -174,8 +189,13 @@ def bound_memory_module(obj: dict[str, Any], *, top: int = DEFAULT_TOP) -> dict[
     values = out.pop("values", None)
     if isinstance(values, list):
         out["values_total"] = len(values)
-    for key in ("live_at_peak", "by_op_name"):
+    for key in PEAK_LISTS:
         _cut(out, key, top)
+    if isinstance(out.get("space_peaks"), list):
+        out["space_peaks"] = [dict(p) for p in out["space_peaks"]]
+        for p in out["space_peaks"]:
+            for key in PEAK_LISTS:
+                _cut(p, key, top)
     timelines = []
     for t in out.get("timeline") or []:
         t = dict(t)
@@ -204,52 +224,162 @@ def bound_memory(document: dict[str, Any], *, top: int = DEFAULT_TOP) -> dict[st
 
 
 def memory_document(
-    modules: Iterable[tuple[str, Module, BufferAssignment | None]],
-    peaks: Sequence[Any] | None = None,
-) -> tuple[dict[str, Any] | None, list[str]]:
-    """`memory --format json` for (file, module, buffer assignment) triples through
-    `hlo_layout.memory.analyze_memory` (given `file=` so it can tell the backend from the dump's
-    name), with notes for modules it could not analyze; (None, [why]) when that package is not
-    installed. `peaks[n]`, when given and not None, is module n's analysis already made (the
-    inspect report's), so it is not made twice."""
-    try:
-        from hlo_layout.memory import analyze_memory  # type: ignore[import-not-found,unused-ignore]
-    except ModuleNotFoundError as e:
-        if e.name not in ("hlo_layout.memory", "hlo_layout"):
-            raise
-        return None, [MEMORY_UNAVAILABLE]
+    measured: Sequence[tuple[str, MemoryReport]],
+) -> tuple[dict[str, Any], list[str]]:
+    """`memory --format json` of measured modules (file, memory report): each report's peak
+    analysis (`MemoryReport.peak`, made once for the whole page), with the legend the page
+    shows under the figures and notes for modules with none (no computation)."""
     out, notes = [], []
-    for n, (file, module, assignment) in enumerate(modules):
-        made = peaks[n] if peaks is not None else None
-        try:
-            if made is None:
-                made = analyze_memory(module, buffer_assignment=assignment, file=file)
-            d = made.to_dict()
-        except ValueError as e:  # e.g. a module with no computation: nothing to analyze
-            notes.append(f"{module.name or file}: no peak-memory analysis ({e})")
+    for file, report in measured:
+        ma = report.peak
+        if ma is None:
+            notes.append(f"{file}: no peak-memory analysis (the module has no entry computation)")
             continue
+        d = ma.to_dict()
+        _page_keys(ma, d)
         if d.get("file") is None:
             d["file"] = file
         out.append(d)
-    return {"schema_version": 1, "modules": out}, notes
+    return {"schema_version": MEMORY_SCHEMA_VERSION, "modules": out}, notes
+
+
+def cost_module(
+    module: Module,
+    file: str | None,
+    *,
+    top: int = DEFAULT_TOP,
+    chip: str | None = None,
+    backend: BackendChoice | None = None,
+    target_arguments: str | None = None,
+) -> dict[str, Any] | None:
+    """The roofline plot's data of one module: its totals, the roofs of `chip` (default: the
+    chip the dump was compiled for, when its backend — `backend` as the reader chose it — and
+    the TPU target arguments say) and the `top` instructions with flops as points; None when
+    the module cannot be costed."""
+    from hlo_layout.cost.model import module_cost
+    from hlo_layout.cost.roofline import chip_for, roofline, type_class
+    from hlo_layout.cost.summary import summarize
+    from hlo_layout.errors import HloLayoutError
+
+    name = file or "<string>"
+    try:
+        cost = module_cost(module, name)
+    except HloLayoutError:
+        return None
+    why = f"--chip {chip}"
+    if chip is None:
+        chip, why = chip_for(module, file, backend, target_arguments)
+    roof = roofline(chip) if chip is not None else None
+    summary = summarize(cost, roof, top=None, chip_reason=why)
+    drawn = [r for r in summary.rows if r.cost.totals.flops > 0 and r.bound_seconds]
+    points = []
+    for r in drawn[:top]:
+        t = r.cost.totals
+        points.append({
+            "name": r.cost.name,
+            "opcode": r.cost.opcode,
+            "computation": r.cost.computation,
+            "executions": r.cost.executions,
+            "flops": t.flops,
+            "bytes": round(t.physical_bytes_accessed),
+            "intensity": r.arithmetic_intensity,
+            "seconds": r.bound_seconds,
+            "bound": r.bound,
+            "type": type_class(r.cost.element_type),
+        })  # fmt: skip
+    return {
+        "module": module.name,
+        "file": file,
+        "chip": roof.chip if roof is not None else None,
+        "chip_reason": why,
+        "bandwidth": roof.bandwidth if roof is not None else None,
+        "peaks": dict(roof.peaks) if roof is not None else {},
+        "bound_seconds": summary.bound_seconds,
+        "flops": cost.total.flops,
+        "physical_bytes_accessed": round(cost.total.physical_bytes_accessed),
+        "points": points,
+        "points_total": len(drawn),
+        "notes": list(summary.notes),
+    }
+
+
+def _page_keys(ma: MemoryAnalysis, d: dict[str, Any]) -> None:
+    """What the page adds to a module of `memory --format json` (see the module docstring)."""
+    tpu = ma.backend == "tpu"
+    d["legend"] = legend(tpu)
+    d["arguments_group"] = ARGUMENTS
+    for space in d["spaces"]:
+        space["label"] = space_label(space["memory_space"], tpu)
+    shown = ma.peak_space
+    d["live_at_peak_space"] = shown.memory_space if shown is not None else None
+    d["space_peaks"] = [
+        {"memory_space": s.memory_space, **ma.peak_lists(s.memory_space)}
+        for s in ma.spaces
+        if s is not shown and s.live_bytes
+    ]
 
 
 def build_report(
-    modules: Sequence[tuple[str, Module, BufferAssignment | None]],
+    dumps: Sequence[Dump],
     *,
     top: int = DEFAULT_TOP,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """`report_data` for parsed (file, module, buffer assignment) triples: the inspect overview
-    of each module and, when `hlo_layout.memory` is installed, its peak-memory analysis."""
-    overviews, peaks = [], []
-    for file, module, assignment in modules:
-        report = memory_report(module, assignment=assignment, top=top, progress=progress, file=file)
-        overviews.append(module_overview(module, file, report, top=top))
-        peaks.append(report.peak)
+    """`report_data` for dumps read by `hlo_layout.reader.loader`: the inspect overview of each
+    module, its peak-memory analysis and its roofline."""
+    measured = [
+        (
+            d.file,
+            d.module,
+            memory_report(
+                d.module,
+                assignment=d.assignment,
+                top=top,
+                progress=progress,
+                file=d.file,
+                backend=d.backend,
+            ),
+        )
+        for d in dumps
+    ]
+    return report_of(measured, top=top)
+
+
+def report_of(
+    measured: Sequence[tuple[str, Module, MemoryReport]], *, top: int = DEFAULT_TOP
+) -> dict[str, Any]:
+    """`report_data` for modules already measured (file, module, memory report), with each
+    module's roofline (`cost_module`, on the chip of the backend its memory report used)."""
+    overviews = [
+        module_overview(module, file, report, top=top) for file, module, report in measured
+    ]
     inspect = {"schema_version": SCHEMA_VERSION, "summary": True, "modules": overviews}
-    memory, notes = memory_document(modules, peaks)
-    return report_data(inspect, memory, notes=notes, top=top)
+    memory, notes = memory_document([(file, report) for file, _, report in measured])
+    data = report_data(inspect, memory, notes=notes, top=top)
+    data["cost"] = {
+        "modules": [
+            cost_module(module, file, top=top, backend=_backend_of(report))
+            for file, module, report in measured
+        ]
+    }
+    return data
+
+
+def _backend_of(report: MemoryReport) -> BackendChoice | None:
+    """The backend the memory report's analysis used (as the reader chose it), for the chip."""
+    from hlo_layout.memory.backend import BackendChoice, backend_named
+
+    peak = report.peak
+    if peak is None:
+        return None
+    generation = {"v5p": "-v5p", "v6e": "-v6e"}.get(peak.tpu_generation, "")
+    try:
+        backend = backend_named(
+            peak.backend + generation if peak.backend == "tpu" else peak.backend
+        )
+    except KeyError:
+        return None
+    return BackendChoice(backend, peak.backend_note or peak.backend, peak.backend_assumed)
 
 
 def report_data(
@@ -276,19 +406,21 @@ def report_data(
         "notes": list(notes),
         "inspect": inspect,
         "memory": memory,
+        "cost": None,
     }
 
 
 __all__ = [
     "DEFAULT_TOP",
-    "MEMORY_UNAVAILABLE",
     "REPORT_SCHEMA_VERSION",
     "bound_memory",
     "bound_memory_module",
     "build_report",
+    "cost_module",
     "memory_document",
     "module_overview",
     "report_data",
+    "report_of",
     "summarize_inspect",
     "summarize_inspect_module",
 ]

@@ -1,18 +1,15 @@
-"""What changed between two compiles of the same program: figures first, then the structure.
-
-Computations and instructions are matched by name; what is left is matched by structure (the
-opcode sequence of a computation; an instruction's opcode and shape, in text order), because a
-recompile often renumbers names (`fusion.12` → `fusion.13`) without changing anything real.
+"""What changed between two compiles of the same program: figures first, then the structure
+(computations and instructions paired by what survives recompilation, never by name:
+`check/structure.py`).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from hlo_layout.check.metrics import ModuleMetrics
-from hlo_layout.layout.module_memory import ShapeFacts
-from hlo_layout.syntax.tree import Computation, Instruction, Module
+from hlo_layout.check.structure import structure_diff
+from hlo_layout.syntax.tree import Module
 from hlo_layout.units import ratio_percent, round_for_people
 
 #: 2: modules are paired by relative path then unique name (`unpaired_old` / `unpaired_new`,
@@ -68,94 +65,6 @@ def metrics_diff(old: ModuleMetrics, new: ModuleMetrics) -> dict[str, Any]:
     }
 
 
-def _fingerprint(c: Computation) -> tuple[str, ...]:
-    return tuple(i.opcode for i in c.instructions)
-
-
-def _match(
-    old: list[Any], new: list[Any], name: Any, key: Any
-) -> tuple[list[tuple[Any, Any]], list[Any], list[Any]]:
-    """Pairs matched by name, then by structural key in order; then the unmatched of each."""
-    new_by_name = {name(x): x for x in new}
-    pairs = []
-    left_old = []
-    used: set[int] = set()
-    for x in old:
-        y = new_by_name.get(name(x))
-        if y is not None:
-            pairs.append((x, y))
-            used.add(id(y))
-        else:
-            left_old.append(x)
-    left_new = [y for y in new if id(y) not in used]
-    pool: dict[Any, list[Any]] = defaultdict(list)
-    for y in left_new:
-        pool[key(y)].append(y)
-    still_old = []
-    for x in left_old:
-        candidates = pool.get(key(x))
-        if candidates:
-            y = candidates.pop(0)
-            pairs.append((x, y))
-            used.add(id(y))
-        else:
-            still_old.append(x)
-    return pairs, still_old, [y for y in new if id(y) not in used]
-
-
-def _brief(c: Computation, i: Instruction, text: ShapeFacts) -> dict[str, str]:
-    return {"computation": c.name, "name": i.name, "opcode": i.opcode, "shape": text(i.shape)}
-
-
-def structure_diff(old: Module, new: Module) -> dict[str, Any]:
-    """Computations and instructions added, removed, renamed, or with a changed shape/opcode."""
-    # Each distinct shape object printed once (the parser shares one per distinct shape text).
-    text = ShapeFacts()
-    comp_pairs, comp_removed, comp_added = _match(
-        list(old.computations), list(new.computations), lambda c: c.name, _fingerprint
-    )
-    added: list[dict[str, str]] = []
-    removed: list[dict[str, str]] = []
-    changed: list[dict[str, str]] = []
-    renamed: list[dict[str, str]] = []
-    for c_old, c_new in comp_pairs:
-        pairs, gone, new_ones = _match(
-            list(c_old.instructions),
-            list(c_new.instructions),
-            lambda i: i.name,
-            lambda i: (i.opcode, text(i.shape)),
-        )
-        removed += [_brief(c_old, i, text) for i in gone]
-        added += [_brief(c_new, i, text) for i in new_ones]
-        for a, b in pairs:
-            if a.name != b.name:
-                renamed.append({"computation": c_new.name, "old": a.name, "new": b.name})
-            if a.opcode != b.opcode or text(a.shape) != text(b.shape):
-                changed.append(
-                    {
-                        "computation": c_new.name,
-                        "name": b.name,
-                        "old_opcode": a.opcode,
-                        "new_opcode": b.opcode,
-                        "old_shape": text(a.shape),
-                        "new_shape": text(b.shape),
-                    }
-                )
-    return {
-        "computations": {
-            "added": [c.name for c in comp_added],
-            "removed": [c.name for c in comp_removed],
-            "renamed": [[a.name, b.name] for a, b in comp_pairs if a.name != b.name],
-        },
-        "instructions": {
-            "added": added,
-            "removed": removed,
-            "changed": changed,
-            "renamed": renamed,
-        },
-    }
-
-
 def module_diff(
     old: Module, new: Module, old_metrics: ModuleMetrics, new_metrics: ModuleMetrics
 ) -> dict[str, Any]:
@@ -165,8 +74,8 @@ def module_diff(
         any(d["delta"] for d in figures["figures"].values())
         or any(d["delta"] for d in figures["space_bytes"].values())
         or bool(figures["opcodes"] or figures["fusion_kinds"])
-        or any(structure["computations"].values())
-        or any(structure["instructions"].values())
+        or bool(structure["computations"]["added"] or structure["computations"]["removed"])
+        or any(structure["instructions"][k] for k in ("added", "removed", "changed"))
     )
     return {
         "old_module": old_metrics.module,

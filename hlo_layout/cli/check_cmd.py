@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from hlo_layout.check.discover import expand_dumps, no_match_message, shard_dumps
-from hlo_layout.check.policy import PolicyError, load_config
+from hlo_layout.check.policy import CONFIG_NAME, PolicyError, load_config
 from hlo_layout.check.rule_spec import RuleSpec, RuleValueError
 from hlo_layout.check.rules import RULES
 from hlo_layout.check.run import run_check
@@ -41,7 +41,12 @@ _BASELINE_PANEL = "Baseline"
 def _rule_option(spec: RuleSpec) -> inspect.Parameter:
     panel = _BASELINE_PANEL if spec.needs_baseline else _RULE_PANEL
     option = typer.Option(
-        spec.flag, help=spec.help, metavar=spec.metavar, show_default=False, rich_help_panel=panel
+        spec.flag,
+        *(f"--{alias}" for alias in spec.aliases),
+        help=spec.help,
+        metavar=spec.metavar,
+        show_default=False,
+        rich_help_panel=panel,
     )
     if spec.kind.repeatable:
         annotation: Any = Annotated[list[str] | None, option]
@@ -118,6 +123,14 @@ def check(
             show_default=False,
         ),
     ] = None,
+    no_rules_ok: Annotated[
+        bool,
+        typer.Option(
+            "--no-rules-ok",
+            help="Pass when no rule is set (by default that is a usage error, exit 2: a CI job "
+            "whose config was not found would gate nothing).",
+        ),
+    ] = False,
     output_format: FormatOpt = OutputFormat.text,
     **rules: Any,
 ) -> None:
@@ -140,6 +153,14 @@ def check(
         except (PolicyError, ValueError) as e:
             stderr_console().print(f"error: {e}", markup=False, highlight=False)
             raise typer.Exit(EXIT_USAGE) from None
+        if not no_rules_ok and not policies.keys_in_use():
+            stderr_console().print(
+                f"error: no rule to check: {_where_rules_were_looked_for(config, policies)}; "
+                "give a rule flag (e.g. --max-peak-bytes SIZE), --config PATH, or --no-rules-ok",
+                markup=False,
+                highlight=False,
+            )
+            raise typer.Exit(EXIT_USAGE)
         needing = policies.needing_baseline()
         if needing and baseline_dumps is None:
             flags = ", ".join(r.flag for r in needing)
@@ -182,6 +203,15 @@ def check(
             raise typer.Exit(EXIT_INPUT)
         if result.violations:
             raise typer.Exit(EXIT_CHECK_FAILED)
+
+
+def _where_rules_were_looked_for(config: Path | None, policies: Any) -> str:
+    if policies.source is not None:
+        return f"no rule flag given and {policies.source} sets none"
+    return (
+        f"no rule flag given and no config found (looked for {CONFIG_NAME}, or pyproject.toml "
+        f"with [tool.hlo-layout], in {Path.cwd()} and every folder above it)"
+    )
 
 
 def _with_rule_options(command: Any) -> Any:

@@ -55,10 +55,13 @@ ENTRY e {
 }"""
     )
     d = structure_diff(old, new)["instructions"]
+    # Paired by structure, not by name: a.1 → a.2 is the same negate; `b` is another op (an
+    # exponential removed, a slice added), and the root reads other operands.
     assert d["renamed"] == [{"computation": "e", "old": "a.1", "new": "a.2"}]
-    assert {c["name"] for c in d["changed"]} == {"b", "c"}
-    assert [a["name"] for a in d["added"]] == ["d"]
-    assert d["removed"] == []
+    (c,) = d["changed"]
+    assert c["name"] == "c" and c["what"] == ["shape", "operands"]
+    assert sorted((a["name"], a["opcode"]) for a in d["added"]) == [("b", "slice"), ("d", "copy")]
+    assert [(r["name"], r["opcode"]) for r in d["removed"]] == [("b", "exponential")]
 
 
 def test_identical_dump_has_no_changes(tmp_path: Path) -> None:

@@ -65,6 +65,52 @@ def metrics_diff(old: ModuleMetrics, new: ModuleMetrics) -> dict[str, Any]:
     }
 
 
+def is_scheduled(module: Module) -> bool:
+    """`is_scheduled=true` in the module header: the text order is the compiler's schedule."""
+    a = module.attr("is_scheduled")
+    return a is not None and a.raw.strip().lower() == "true"
+
+
+def _before_optimizations(file: str) -> bool:
+    return "before_optimizations" in file.rsplit("/", 1)[-1]
+
+
+def side_notes(old: Module, new: Module, old_file: str, new_file: str) -> list[str]:
+    """What comparing these two kinds of dump means: an unscheduled side's peak is an estimate
+    (its text order stands in for the schedule), and a dump before XLA's passes against one after
+    them shows what the compiler did, not a change of the program."""
+    sides = (("OLD", old, old_file), ("NEW", new, new_file))
+    unscheduled = [label for label, m, _ in sides if not is_scheduled(m)]
+    before = [label for label, _, f in sides if _before_optimizations(f)]
+    notes = []
+    if len(before) == 1:
+        after = "NEW" if before[0] == "OLD" else "OLD"
+        estimate = (
+            " (not scheduled: its peak and the buffers live at it are estimates)"
+            if before[0] in unscheduled
+            else ""
+        )
+        notes.append(
+            f"{before[0]} is the program before XLA's passes{estimate} and {after} after them: "
+            "the difference is what the compiler did (fusion, layouts, scheduling, buffer "
+            "reuse), not a change of the program; compare two after_optimizations dumps for that"
+        )
+        unscheduled = [label for label in unscheduled if label != before[0]]
+    if len(unscheduled) == 2:
+        notes.append(
+            "neither side is scheduled (no is_scheduled=true): each text order stands in for "
+            "the schedule, so both peaks, the buffers live at them and their difference are "
+            "estimates, not the compiler's"
+        )
+    elif unscheduled:
+        notes.append(
+            f"{unscheduled[0]} is not scheduled (no is_scheduled=true): its text order stands in "
+            "for the schedule, so its peak and the buffers live at it are estimates, not the "
+            "compiler's; the peak change is only as good as that estimate"
+        )
+    return notes
+
+
 def module_diff(
     old: Module, new: Module, old_metrics: ModuleMetrics, new_metrics: ModuleMetrics
 ) -> dict[str, Any]:
@@ -82,6 +128,8 @@ def module_diff(
         "new_module": new_metrics.module,
         "old_file": old_metrics.file,
         "new_file": new_metrics.file,
+        "scheduled": {"old": is_scheduled(old), "new": is_scheduled(new)},
+        "notes": side_notes(old, new, old_metrics.file, new_metrics.file),
         "changed": changed,
         **figures,
         **structure,

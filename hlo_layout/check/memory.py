@@ -14,7 +14,6 @@ from typing import Any
 from hlo_layout.check.metrics import Buffer
 from hlo_layout.layout.buffer_assignment import read_buffer_assignment
 from hlo_layout.layout.module_memory import LeafRow, MemoryReport, memory_report
-from hlo_layout.memory.analysis import MemoryAnalysis
 from hlo_layout.syntax.tree import Module
 
 #: How many of the largest buffers a ModuleMetrics keeps.
@@ -41,12 +40,6 @@ def _space_bytes(report: MemoryReport) -> dict[int, int]:
     return {s.memory_space: s.static_bytes + s.temp_allocation_bytes for s in report.peak.spaces}
 
 
-def space_peaks(analysis: MemoryAnalysis) -> dict[int, int]:
-    """Each memory space's headline peak, as `memory` prints it."""
-    # TODO(peak API): SpacePeak.peak_bytes when it lands; until then the live bytes at the peak.
-    return {s.memory_space: s.peak_live_bytes for s in analysis.spaces}
-
-
 def memory_figures(
     module: Module,
     buffer_assignment: Path | str | None = None,
@@ -62,8 +55,9 @@ def memory_figures(
         "argument_bytes": sum(b.physical_bytes for b in params),
         "output_bytes": sum(b.physical_bytes for b in outputs),
         "space_bytes": _space_bytes(report),
-        "peak_bytes": report.peak.peak_bytes if report.peak else None,
-        "space_peak_bytes": space_peaks(report.peak) if report.peak else {},
+        "peak_bytes": (
+            {s.memory_space: s.peak_live_bytes for s in report.peak.spaces} if report.peak else {}
+        ),
         "temp_bytes": (
             {s.memory_space: s.temp_allocation_bytes for s in report.peak.spaces}
             if report.peak
@@ -74,4 +68,5 @@ def memory_figures(
         "largest": tuple(_buffer(r) for r in report.buffers),
         "entry_buffers": tuple(params + outputs),
         "allocation_bytes": report.allocations.total_bytes if report.allocations else None,
+        "module_peak_bytes": report.peak.peak_bytes if report.peak else None,
     }

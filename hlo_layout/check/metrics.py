@@ -46,11 +46,8 @@ class ModuleMetrics:
     output_bytes: int = 0
     #: Bytes XLA's buffer assignment allocates per memory space (static + temp allocation).
     space_bytes: dict[int, int] = field(default_factory=dict, hash=False)
-    #: The module's headline peak (`MemoryAnalysis.peak_bytes`, what `memory` prints); None
-    #: for a module with no entry computation.
-    peak_bytes: int | None = None
-    #: Per memory space: its headline peak (`memory`'s figure for the space).
-    space_peak_bytes: dict[int, int] = field(default_factory=dict, hash=False)
+    #: Per memory space: the most bytes live at once over the schedule (HloLiveRange + sizes).
+    peak_bytes: dict[int, int] = field(default_factory=dict, hash=False)
     #: Per memory space: the temp allocation XLA's buffer assigner gives it.
     temp_bytes: dict[int, int] = field(default_factory=dict, hash=False)
     logical_bytes: int = 0
@@ -59,6 +56,9 @@ class ModuleMetrics:
     #: Entry parameters and outputs as (name, shape, physical bytes, memory space).
     entry_buffers: tuple[Buffer, ...] = ()
     allocation_bytes: int | None = None
+    #: The module's headline peak (`MemoryAnalysis.peak_bytes`, what `memory` prints); None
+    #: for a module with no entry computation.
+    module_peak_bytes: int | None = None
 
     @property
     def padding_bytes(self) -> int:
@@ -81,8 +81,7 @@ class ModuleMetrics:
             "argument_bytes": self.argument_bytes,
             "output_bytes": self.output_bytes,
             "space_bytes": {str(k): v for k, v in sorted(self.space_bytes.items())},
-            "peak_bytes": self.peak_bytes,
-            "space_peak_bytes": {str(k): v for k, v in sorted(self.space_peak_bytes.items())},
+            "peak_bytes": {str(k): v for k, v in sorted(self.peak_bytes.items())},
             "temp_bytes": {str(k): v for k, v in sorted(self.temp_bytes.items())},
             "logical_bytes": self.logical_bytes,
             "physical_bytes": self.physical_bytes,
@@ -90,6 +89,7 @@ class ModuleMetrics:
             "padding_percent": ratio_percent(self.padding_bytes, self.physical_bytes) or 0.0,
             "largest_buffer_bytes": self.largest[0].physical_bytes if self.largest else 0,
             "allocation_bytes": self.allocation_bytes,
+            "module_peak_bytes": self.module_peak_bytes,
             "opcodes": dict(sorted(self.opcodes.items())),
             "fusion_kinds": dict(sorted(self.fusion_kinds.items())),
         }

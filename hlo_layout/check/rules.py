@@ -270,7 +270,7 @@ def _physical_growth(
 
 def peak_of(m: ModuleMetrics, space: int | None) -> int | None:
     """The headline peak `memory` prints: the module's (space None) or one memory space's."""
-    return m.peak_bytes if space is None else m.space_peak_bytes.get(space)
+    return m.module_peak_bytes if space is None else m.peak_bytes.get(space)
 
 
 def _scope(space: int | None) -> str:

@@ -28,13 +28,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hlo_layout.layout.module_memory import ShapeFacts
 from hlo_layout.memory.metadata import SourceInfo
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, PARAMETER
+from hlo_layout.syntax.printer import print_layout, print_shape
 from hlo_layout.syntax.scan import attribute_pairs
+from hlo_layout.syntax.shape import ArrayShape, Layout, Shape
 from hlo_layout.syntax.tree import Attribute, Computation, Instruction, LazyAttributes, Module
 
 #: Attributes that are not structure: where the op came from, and numbering.
@@ -485,24 +487,33 @@ def match_modules(old: Module, new: Module) -> ModuleMatch:
     )
 
 
-def _what_changed(m: ModuleMatch, p: _Pairing, a: int, b: int) -> list[str]:
-    """Which parts of a paired instruction differ (empty: only deeper down, or nothing)."""
+def _what_changed(m: ModuleMatch, p: _Pairing, a: int, b: int) -> tuple[list[str], str]:
+    """Which parts of a paired instruction differ (empty: only deeper down, or nothing), and
+    the difference said briefly (`fusion → copy; S(3) → S(1); attributes backend_config`)."""
     old, new = p.old, p.new
     if old.ids[a] == new.ids[b]:
-        return []
+        return [], ""
     x, y = old.instructions[a], new.instructions[b]
-    shape = m.ids.shape
-    what = []
+    what: list[str] = []
+    said: list[str] = []
     if x.opcode != y.opcode:
         what.append("opcode")
-    if shape(x.shape) != shape(y.shape):
+        said.append(f"{x.opcode} → {y.opcode}")
+    if m.ids.shape(x.shape) != m.ids.shape(y.shape):
         what.append("shape")
+        said.append(shape_change(x.shape, y.shape))
     if x.parameter_number != y.parameter_number:
         what.append("parameter")
+        said.append(f"parameter({x.parameter_number}) → parameter({y.parameter_number})")
     if x.literal != y.literal:
         what.append("literal")
-    if m.ids.signature(x.attributes) != m.ids.signature(y.attributes):
+        said.append("constant value")
+    sig_a, sig_b = m.ids.signature(x.attributes), m.ids.signature(y.attributes)
+    if sig_a != sig_b:
         what.append("attributes")
+        da, db = dict(sig_a), dict(sig_b)
+        keys = sorted(k for k in da.keys() | db.keys() if da.get(k) != db.get(k))
+        said.append("attributes " + ", ".join(keys))
     ops_a, ops_b = old.operands[a], new.operands[b]
     if len(ops_a) != len(ops_b) or any(
         not (
@@ -512,7 +523,10 @@ def _what_changed(m: ModuleMatch, p: _Pairing, a: int, b: int) -> list[str]:
         for oa, ob, xa, xb in zip(ops_a, ops_b, x.operands, y.operands, strict=False)
     ):
         what.append("operands")
-    ca, cb = x.called_computations, y.called_computations
+        said.append(
+            "operands" if len(ops_a) == len(ops_b) else f"{len(ops_a)} → {len(ops_b)} operands"
+        )
+    ca, cb = old.callees[a], new.callees[b]
     sides_old, sides_new = m.sides
     if len(ca) != len(cb) or any(
         m.counterpart.get(p_) != q
@@ -520,7 +534,45 @@ def _what_changed(m: ModuleMatch, p: _Pairing, a: int, b: int) -> list[str]:
         for p_, q in zip(ca, cb, strict=False)
     ):
         what.append("calls")
-    return what
+        said.append("calls another computation")
+    return what, "; ".join(said)
+
+
+def shape_change(old: Shape, new: Shape) -> str:
+    """What differs between two shapes, briefly: `f32 → bf16`, `[8,128] → [16,128]`, `layout
+    {1,0} → {0,1}`, `tiles (8,128) → (8,128)(2,1)`, `S(3) → S(1)`; a tuple's leaves' differences
+    once each."""
+    a, b = old.leaves(), new.leaves()
+    if type(old) is not type(new) or len(a) != len(b):
+        return f"{print_shape(old)} → {print_shape(new)}"
+    parts: list[str] = []
+    for (_, x), (_, y) in zip(a, b, strict=True):
+        for part in _array_change(x, y):
+            if part not in parts:
+                parts.append(part)
+    return "; ".join(parts) or "shape"
+
+
+def _array_change(a: ArrayShape, b: ArrayShape) -> list[str]:
+    out = []
+    if a.element_type != b.element_type:
+        out.append(f"{a.element_type} → {b.element_type}")
+    if a.dims != b.dims:
+        out.append(f"[{','.join(map(str, a.dims))}] → [{','.join(map(str, b.dims))}]")
+    la, lb = a.layout or Layout(a.minor_to_major), b.layout or Layout(b.minor_to_major)
+    if a.minor_to_major != b.minor_to_major:
+        m2m = ",".join(map(str, a.minor_to_major)), ",".join(map(str, b.minor_to_major))
+        out.append(f"layout {{{m2m[0]}}} → {{{m2m[1]}}}")
+    if la.tiles != lb.tiles:
+        tiles = "".join(map(str, la.tiles)) or "none", "".join(map(str, lb.tiles)) or "none"
+        out.append(f"tiles {tiles[0]} → {tiles[1]}")
+    if la.memory_space != lb.memory_space:
+        out.append(f"S({la.memory_space}) → S({lb.memory_space})")
+    rest_a = replace(la, minor_to_major=(), tiles=(), memory_space=0)
+    rest_b = replace(lb, minor_to_major=(), tiles=(), memory_space=0)
+    if rest_a != rest_b and not out:
+        out.append(f"layout {print_layout(la)} → {print_layout(lb)}")
+    return out
 
 
 def structure_diff(old: Module, new: Module) -> dict[str, Any]:
@@ -558,7 +610,7 @@ def structure_diff(old: Module, new: Module) -> dict[str, Any]:
                 renamed.append({"computation": c_new.name, "old": x.name, "new": y.name})
             if ids_old[a] == ids_new[b]:
                 continue
-            what = _what_changed(m, p, a, b)
+            what, said = _what_changed(m, p, a, b)
             if what:
                 op_name, where = info[1].of(y)
                 changed.append(
@@ -571,6 +623,7 @@ def structure_diff(old: Module, new: Module) -> dict[str, Any]:
                         "old_shape": shape(x.shape),
                         "new_shape": shape(y.shape),
                         "what": what,
+                        "change": said,
                         "op_name": op_name,
                         "source": where,
                     }
@@ -578,13 +631,16 @@ def structure_diff(old: Module, new: Module) -> dict[str, Any]:
         added += [
             brief(c_new, y, info[1]) for b, y in enumerate(c_new.instructions) if p.of_new[b] < 0
         ]
+    paired = sum(1 for p in m.instructions.values() for b in p.of_old if b >= 0)
     return {
         "computations": {
+            "paired": len(m.computations),
             "added": [c.name for c in m.added_computations],
             "removed": [c.name for c in m.removed_computations],
             "renamed": [[a.name, b.name] for a, b in m.computations if a.name != b.name],
         },
         "instructions": {
+            "paired": paired,
             "added": added,
             "removed": removed,
             "changed": changed,

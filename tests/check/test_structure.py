@@ -101,7 +101,8 @@ def test_changes_are_found_and_named() -> None:
 }
 ENTRY %e (p: f32[8,128]) -> f32[128] {
   %p = f32[8,128]{1,0} parameter(0)
-  %n.1 = f32[8,128]{1,0} negate(%p), metadata={op_name="jit(f)/neg" source_file="m.py" source_line=3}
+  %n.1 = f32[8,128]{1,0} negate(%p), metadata={op_name="jit(f)/neg" source_file="m.py"
+source_line=3}
   %z = f32[] constant(0)
   ROOT %r.1 = f32[128]{0} reduce(%n.1, %z), dimensions={0}, to_apply=%add
 }"""
@@ -116,7 +117,8 @@ ENTRY %e (p: f32[8,128]) -> f32[128] {
 ENTRY %e.4 (p.3: bf16[8,128]) -> f32[128] {
   %p.3 = bf16[8,128]{1,0} parameter(0)
   %c.7 = f32[8,128]{1,0} convert(%p.3), metadata={op_name="jit(f)/convert" source_line=2}
-  %n.7 = f32[8,128]{0,1} negate(%c.7), metadata={op_name="jit(f)/neg" source_file="m.py" source_line=3}
+  %n.7 = f32[8,128]{0,1} negate(%c.7), metadata={op_name="jit(f)/neg" source_file="m.py"
+source_line=3}
   %z.3 = f32[] constant(0)
   ROOT %r.7 = f32[128]{0} reduce(%n.7, %z.3), dimensions={0}, to_apply=%add.9
 }"""

@@ -1,6 +1,10 @@
-"""Compile one program twice, the second time after an unrelated function (ids shift).
+"""Two compiles of one program whose instruction ids differ and nothing else: the second trace
+holds dead code (emitted first, so later ids shift) that XLA removes (a select on a constant).
 
-python renumber.py OUTDIR {cpu|tpu} [warm]
+  python gen_renumber.py OUTDIR {cpu|tpu} [shifted]     (jax 0.10.2; libtpu 0.0.52 for tpu)
+
+OUTDIR/jit_mlp_step.*after_optimizations.txt and the compiler's buffer assignment beside it.
+renumber-cpu and renumber-tpu here: `old` without `shifted`, `new` with it.
 """
 
 import glob
@@ -8,17 +12,18 @@ import os
 import re
 import sys
 import tempfile
+from pathlib import Path
 
 out, platform = sys.argv[1], sys.argv[2]
-warm = len(sys.argv) > 3
+shifted = len(sys.argv) > 3
 raw = tempfile.mkdtemp()
 os.environ["XLA_FLAGS"] = f"--xla_dump_to={raw} --xla_dump_hlo_as_text --xla_dump_hlo_pass_re=^$"
 if platform == "tpu":
     os.environ.setdefault("TPU_ACCELERATOR_TYPE", "v5litepod-4")
     os.environ.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
-import jax
-import jax.numpy as jnp
-import numpy as np
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
 
 S = jax.ShapeDtypeStruct
 bf, f32 = jnp.bfloat16, jnp.float32
@@ -38,13 +43,6 @@ else:
         return S(shape, dt)
 
 
-def unrelated(a, b):
-    c = jnp.sin(a) @ b
-    for _ in range(5):
-        c = jnp.tanh(c) + jnp.cos(c) * 2 + c.sum()
-    return c, jax.nn.softmax(c)
-
-
 def mlp_step(ws, x):
     def fwd(ws):
         h = x
@@ -52,12 +50,11 @@ def mlp_step(ws, x):
             h = h + jax.nn.gelu(h @ w1) @ w2
         return jnp.mean(h.astype(f32) ** 2)
 
-    l, g = jax.value_and_grad(fwd)(ws)
-    return l, jax.tree_util.tree_map(lambda p, q: p - (1e-3 * q).astype(p.dtype), ws, g)
+    loss, g = jax.value_and_grad(fwd)(ws)
+    return loss, jax.tree_util.tree_map(lambda p, q: p - (1e-3 * q).astype(p.dtype), ws, g)
 
 
 def dead(x):
-    # Traced, then removed by XLA's dead-code elimination: later ids shift.
     y = x
     for _ in range(7):
         y = jnp.sin(y) * 3 + jnp.cos(y)
@@ -65,28 +62,20 @@ def dead(x):
 
 
 def step(ws, x):
-    if warm:
-        # Emitted first (low ids), then removed by XLA (a select on a constant): later ids shift.
+    if shifted:
         x = jnp.where(jnp.zeros((), bool), dead(x), x)
     return mlp_step(ws, x)
 
 
 step.__name__ = "mlp_step"
-
-if warm:
-    jax.jit(unrelated).lower(sd((64, 64), f32), sd((64, 64), f32)).compile()
 D = 256
 ws = [(sd((D, 4 * D), bf), sd((4 * D, D), bf)) for _ in range(2)]
 jax.jit(step).lower(ws, sd((32, D), bf)).compile()
 os.makedirs(out, exist_ok=True)
 for p in glob.glob(os.path.join(raw, "*jit_mlp_step*")):
     name = os.path.basename(p)
-    if (
-        "after_optimizations" in name
-        or "before_optimizations" in name
-        or "target_arguments" in name
-    ):
-        text = open(p).read()
-        text = re.sub(r'"/[^"\n]*?([A-Za-z0-9_]+\.py)"', r'"\1"', text)
-        open(os.path.join(out, re.sub(r"module_\d+\.", "", name)), "w").write(text)
+    if re.search(r"after_optimizations(-buffer-assignment)?\.txt$|target_arguments", name):
+        text = Path(p).read_text()
+        text = re.sub(r'"/[^"\n]*?([A-Za-z0-9_]+\.py)"', r'"\1"', text)  # no machine paths
+        Path(out, re.sub(r"module_\d+\.", "", name)).write_text(text)
 print(sorted(os.listdir(out)))

@@ -8,13 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 from hlo_layout.check.metrics import ModuleMetrics
-from hlo_layout.check.structure import structure_diff
+from hlo_layout.check.peak_diff import aliasing, peak_diff, rematerialization
+from hlo_layout.check.structure import counterparts, match_modules, structure_diff
+from hlo_layout.memory.analysis import MemoryAnalysis
+from hlo_layout.memory.attribution import Grouping
 from hlo_layout.syntax.tree import Module
 from hlo_layout.units import ratio_percent, round_for_people
 
 #: 2: modules are paired by relative path then unique name (`unpaired_old` / `unpaired_new`,
 #: `ambiguous`, `warnings`), each module says whether it `changed`; percents are exact.
-SCHEMA_VERSION = 2
+#: 3: `peak` (the headline per space and why it changed), `rematerialization`, `aliasing`,
+#: `cost`, `scheduled`, `notes`, `by`; instructions and computations paired by structure
+#: (`paired`, `changed` with `old_name`, `what`, `change`, op_name and source).
+SCHEMA_VERSION = 3
 
 _FIGURES = (
     "instructions", "computations", "fusions", "copies", "custom_calls", "argument_bytes",
@@ -112,12 +118,29 @@ def side_notes(old: Module, new: Module, old_file: str, new_file: str) -> list[s
 
 
 def module_diff(
-    old: Module, new: Module, old_metrics: ModuleMetrics, new_metrics: ModuleMetrics
+    old: Module,
+    new: Module,
+    old_metrics: ModuleMetrics,
+    new_metrics: ModuleMetrics,
+    old_memory: MemoryAnalysis | None = None,
+    new_memory: MemoryAnalysis | None = None,
+    *,
+    grouping: Grouping = Grouping("source"),
+    top: int | None = None,
 ) -> dict[str, Any]:
+    """One element of `diff --format json`'s `modules`: the peak and why it changed (when both
+    memory analyses are given), the figures, then the structure."""
+    match = match_modules(old, new)
     figures = metrics_diff(old_metrics, new_metrics)
-    structure = structure_diff(old, new)
+    structure = structure_diff(old, new, match)
+    peak = None
+    if old_memory is not None and new_memory is not None:
+        peak = peak_diff(
+            old_memory, new_memory, counterparts=counterparts(match), grouping=grouping, top=top
+        )
     changed = (
-        any(d["delta"] for d in figures["figures"].values())
+        bool(peak and peak["delta"])
+        or any(d["delta"] for d in figures["figures"].values())
         or any(d["delta"] for d in figures["space_bytes"].values())
         or bool(figures["opcodes"] or figures["fusion_kinds"])
         or bool(structure["computations"]["added"] or structure["computations"]["removed"])
@@ -131,6 +154,11 @@ def module_diff(
         "scheduled": {"old": is_scheduled(old), "new": is_scheduled(new)},
         "notes": side_notes(old, new, old_metrics.file, new_metrics.file),
         "changed": changed,
+        "peak": peak,
+        "rematerialization": rematerialization(old, new, top),
+        "aliasing": aliasing(old, new),
+        # The cost change between the modules: filled by the cost analysis library function.
+        "cost": None,
         **figures,
         **structure,
     }

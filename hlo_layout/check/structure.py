@@ -575,9 +575,22 @@ def _array_change(a: ArrayShape, b: ArrayShape) -> list[str]:
     return out
 
 
-def structure_diff(old: Module, new: Module) -> dict[str, Any]:
-    """Computations and instructions added, removed, changed (and renamed: numbering only)."""
-    m = match_modules(old, new)
+def counterparts(m: ModuleMatch) -> dict[str, str]:
+    """Each paired old instruction's name → its new counterpart's (names are unique in a
+    module)."""
+    out = {}
+    for c_old, c_new in m.computations:
+        olds, news = c_old.instructions, c_new.instructions
+        for a, b in enumerate(m.instructions[c_old.name].of_old):
+            if b >= 0:
+                out[olds[a].name] = news[b].name
+    return out
+
+
+def structure_diff(old: Module, new: Module, m: ModuleMatch | None = None) -> dict[str, Any]:
+    """Computations and instructions added, removed, changed (and renamed: numbering only);
+    `m` is their pairing when already made (`match_modules`)."""
+    m = m or match_modules(old, new)
     shape = m.ids.shape
     info = (SourceInfo(old), SourceInfo(new))
 

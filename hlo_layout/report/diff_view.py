@@ -154,6 +154,163 @@ def _structure(m: dict[str, Any], top: int) -> Iterator[RenderableType]:
         yield _computations_table("removed computations", comps["removed"], top)
 
 
+def _bytes_change(old: int | None, new: int | None) -> str:
+    """`1.82MiB → 1.63MiB` or one figure when equal."""
+    if old == new:
+        return _value("bytes", new)
+    return f"{_value('bytes', old)} → {_value('bytes', new)}"
+
+
+def _signed(delta: int) -> Text:
+    text = format_delta(delta, None, as_bytes=True) or "0B"
+    return Text(text, style="hlo.padding" if delta > 0 else "hlo.ok" if delta < 0 else "")
+
+
+def _headline(peak: dict[str, Any]) -> Text:
+    out = Text()
+    out.append("peak ", style="bold")
+    out.append(_bytes_change(peak["old"], peak["new"]), style="bold")
+    if peak["delta"]:
+        out.append("  ")
+        out.append(_delta_text("bytes", peak))
+    else:
+        out.append("  unchanged", style="hlo.ok")
+    return out
+
+
+def _step(s: dict[str, Any] | None) -> str:
+    if s is None:
+        return "—"
+    return f"{s['instruction']} ({s['step']}/{s['of']})"
+
+
+def _spaces_table(spaces: list[dict[str, Any]]) -> RenderableType:
+    table = _table("space", "peak", "change", "static", "temp allocation", "peak step",
+                   right=("peak", "change", "static", "temp allocation"))  # fmt: skip
+    for s in spaces:
+        estimate = " (estimate)" if s["estimate"]["old"] or s["estimate"]["new"] else ""
+        steps = (s["peak_step"]["old"], s["peak_step"]["new"])
+        moved = _step(steps[1]) if _step(steps[0]) == _step(steps[1]) else (
+            f"{_step(steps[0])} → {_step(steps[1])}"
+        )  # fmt: skip
+        table.add_row(
+            Text(f"S({s['memory_space']}) {s['name']}{estimate}", style="hlo.space"),
+            _bytes_change(s["old"], s["new"]),
+            _delta_text("bytes", s),
+            _bytes_change(s["static"]["old"], s["static"]["new"]),
+            _bytes_change(s["temp"]["old"], s["temp"]["new"]),
+            moved,
+        )
+    return _titled("per memory space", table)
+
+
+def _attribution_table(peak: dict[str, Any], top: int) -> RenderableType:
+    """The change by key, then the parts no buffer holds, then what is left: they add up."""
+    by = peak["by"]
+    table = _table(by, "old", "new", "change", right=("old", "new", "change"))
+    rows = [r for r in peak["attribution"] if r["delta_bytes"]]
+    for r in rows[:top]:
+        key = r["key"] if r["key"] is not None else f"(no {by})"
+        table.add_row(
+            Text(key, style="hlo.name"),
+            _value("bytes", r["old_bytes"]),
+            _value("bytes", r["new_bytes"]),
+            _signed(r["delta_bytes"]),
+        )
+    if len(rows) > top:
+        rest = sum(r["delta_bytes"] for r in rows[top:])
+        table.add_row(
+            Text(f"{len(rows) - top} more {by}s (--top)", style="hlo.muted"), "", "", _signed(rest)
+        )
+    for r in peak["explained"]:
+        if r["delta_bytes"]:
+            table.add_row(
+                Text(r["key"], style="hlo.muted"),
+                _value("bytes", r["old_bytes"]),
+                _value("bytes", r["new_bytes"]),
+                _signed(r["delta_bytes"]),
+            )
+    table.add_row(Text("unattributed", style="hlo.muted"), "", "", _signed(
+        peak["unattributed_bytes"]))  # fmt: skip
+    table.add_row(Text("total", style="bold"), _value("bytes", peak["old"]),
+                  _value("bytes", peak["new"]), _signed(peak["delta"]))  # fmt: skip
+    return _titled(f"why: the change by {by}, paired across the compiles", table)
+
+
+def _buffer_text(b: dict[str, Any] | None) -> Text:
+    if b is None:
+        return Text("—", style="hlo.muted")
+    index = f"{{{','.join(map(str, b['index']))}}}" if b["index"] else ""
+    return Text.assemble((b["name"] + index, "hlo.name"), " ", (b["shape"], "hlo.shape"))
+
+
+def _buffers_table(peak: dict[str, Any], top: int) -> RenderableType:
+    table = _table("change", "old", "new", "paired by", "source", right=("change",))
+    rows = [p for p in peak["buffers"] if p["delta_bytes"]]
+    for p in rows[:top]:
+        at = p["new"] or p["old"]
+        table.add_row(
+            _signed(p["delta_bytes"]),
+            _buffer_text(p["old"]),
+            _buffer_text(p["new"]),
+            p["how"],
+            (at["source"] or at["op_name"] or "") if at else "",
+        )
+    _more(table, len(rows), top)
+    return _titled("buffers held at the peak that changed, largest change first", table)
+
+
+@group()
+def _explanations(peak: dict[str, Any], remat: dict[str, Any], aliases: dict[str, Any],
+                  top: int) -> Iterator[RenderableType]:  # fmt: skip
+    if peak["padding"]:
+        table = _table("tiling pattern", "old", "new", "change", right=("old", "new", "change"))
+        for r in peak["padding"][:top]:
+            table.add_row(r["pattern"], _value("bytes", r["old_bytes"]),
+                          _value("bytes", r["new_bytes"]), _signed(r["delta_bytes"]))  # fmt: skip
+        yield _titled("padding of the buffers held at the peak, by tiling pattern", table)
+    if peak["moves"]:
+        table = _table("buffer", "from", "to", "change", right=("change",))
+        for r in peak["moves"][:top]:
+            table.add_row(_buffer_text(r["new"]), f"S({r['old_space']})", f"S({r['new_space']})",
+                          _signed(r["delta_bytes"]))  # fmt: skip
+        yield _titled("moved to another memory space", table)
+    xla, jax = remat["xla_remat_instructions"], remat["checkpoint_instructions"]
+    if xla["old"] != xla["new"] or jax["old"] != jax["new"]:
+        yield Text(
+            f"rematerialization: {xla['old']} → {xla['new']} instructions cloned by XLA (.remat), "
+            f"{jax['old']} → {jax['new']} recomputed for jax.checkpoint (rematted_computation)"
+        )
+    if remat["duplicated_op_names"]:
+        table = _table("op_name", "old", "new", right=("old", "new"))
+        for r in remat["duplicated_op_names"][:top]:
+            table.add_row(r["op_name"], format_number(r["old"]), format_number(r["new"]))
+        yield _titled("op_names with more instructions (duplicated work?)", table)
+    if aliases["gained"] or aliases["lost"]:
+        parts = []
+        if aliases["gained"]:
+            parts.append(f"{len(aliases['gained'])} more donated (outputs written into them)")
+        if aliases["lost"]:
+            parts.append(f"{len(aliases['lost'])} no longer donated")
+        yield Text(
+            f"donation (input_output_alias): {aliases['old']} → {aliases['new']} parameters; "
+            + ", ".join(parts)
+        )
+
+
+@group()
+def _memory(m: dict[str, Any], top: int) -> Iterator[RenderableType]:
+    peak = m["peak"]
+    yield _headline(peak)
+    yield _spaces_table(peak["spaces"])
+    if peak["delta"]:
+        yield _attribution_table(peak, top)
+        if peak["unattributed_bytes"]:
+            yield Text(f"unattributed: {peak['unattributed_note']}", style="hlo.muted")
+        yield _buffers_table(peak, top)
+    yield _explanations(peak, m["rematerialization"], m["aliasing"], top)
+
+
 @group()
 def _module(m: dict[str, Any], top: int) -> Iterator[RenderableType]:
     yield Text.assemble(
@@ -166,6 +323,8 @@ def _module(m: dict[str, Any], top: int) -> Iterator[RenderableType]:
     yield Text(files, style="hlo.muted")
     for note in m.get("notes", ()):
         yield Text(f"note: {note}", style="hlo.padding")
+    if m.get("peak") is not None:
+        yield _memory(m, top)
     if not m.get("changed", True):
         inst = m["instructions"]
         renamed = len(inst["renamed"]) + len(m["computations"]["renamed"])

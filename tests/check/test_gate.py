@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from hlo_layout.check.policy import PolicyError, load_config
 from hlo_layout.check.run import measure_file
 from hlo_layout.cli import app
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, DATA, REPO
 
 runner = CliRunner()
 JAX_CPU = CORPUS / "jax-cpu"
@@ -347,3 +347,47 @@ def test_an_empty_shard_passes_and_says_so() -> None:
     # 4 dumps in 5 slices: the 5th slice has nothing to check, which is not an error.
     result = runner.invoke(app, ["check", str(JAX_CPU), "--max-fusions", "999", "--shard", "5/5"])
     assert result.exit_code == 0 and "shard 5/5 holds none of the 4 dump(s)" in result.stderr
+
+
+# --- the peak as a gate ------------------------------------------------------------------------
+
+GROWN = DATA / "diff" / "widen-line"  # one line widened a matmul: the peak grew 4.5 MiB
+
+
+def test_peak_growth_fails_the_pair_that_grew_and_passes_a_folder_against_itself() -> None:
+    old, new = str(GROWN / "old"), str(GROWN / "new")
+    code, doc, _ = check(new, "--baseline", old, "--max-peak-growth-percent", "1")
+    assert code == 1
+    (v,) = doc["violations"]
+    assert v["rule"] == "max-peak-growth-percent" and v["where"] == "module" and v["value"] > 100
+    assert v["file"].endswith("jit_step.cpu_after_optimizations.txt")
+    code, doc, _ = check(new, "--baseline", new, "--max-peak-growth-percent", "0",
+                         "--max-peak-growth-bytes", "0", "--max-peak-growth-bytes", "0=0")  # fmt: skip
+    assert code == 0 and len(doc["baseline_pairs"]) == 1
+    assert check(str(JAX_CPU), "--baseline", str(JAX_CPU), "--max-peak-growth-percent", "0")[0] == 0
+
+
+def test_peak_growth_in_bytes_and_per_space() -> None:
+    old, new = str(GROWN / "old"), str(GROWN / "new")
+    _, before, _ = check(old, "--no-rules-ok")
+    _, after, _ = check(new, "--no-rules-ok")
+    grown = after["modules"][0]["module_peak_bytes"] - before["modules"][0]["module_peak_bytes"]
+    assert grown > 0
+    for limit, code in ((grown, 0), (grown - 1, 1)):
+        assert check(new, "--baseline", old, "--max-peak-growth-bytes", str(limit))[0] == code
+    space = after["modules"][0]["peak_bytes"]["0"] - before["modules"][0]["peak_bytes"]["0"]
+    for limit, code in ((space, 0), (space - 1, 1)):
+        got = check(new, "--baseline", old, "--max-peak-growth-bytes", f"0={limit}")
+        assert got[0] == code
+        if code:
+            assert got[1]["violations"][0]["where"] == "S(0)"
+
+
+def test_max_peak_bytes_takes_the_module_headline_and_spaces() -> None:
+    _, doc, _ = check(str(STEP_18), "--no-rules-ok")
+    peak = doc["modules"][0]["module_peak_bytes"]
+    assert check(str(STEP_18), "--max-peak-bytes", str(peak))[0] == 0
+    code, doc, _ = check(str(STEP_18), "--max-peak-bytes", str(peak - 1))
+    assert code == 1 and doc["violations"][0]["value"] == peak
+    cfg_code = check(str(STEP_18), "--max-peak-bytes", f"module={peak - 1}")[0]
+    assert cfg_code == 1

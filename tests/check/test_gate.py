@@ -361,8 +361,9 @@ def test_peak_growth_fails_the_pair_that_grew_and_passes_a_folder_against_itself
     (v,) = doc["violations"]
     assert v["rule"] == "max-peak-growth-percent" and v["where"] == "module" and v["value"] > 100
     assert v["file"].endswith("jit_step.cpu_after_optimizations.txt")
-    code, doc, _ = check(new, "--baseline", new, "--max-peak-growth-percent", "0",
-                         "--max-peak-growth-bytes", "0", "--max-peak-growth-bytes", "0=0")  # fmt: skip
+    rules = ["--max-peak-growth-percent", "0", "--max-peak-growth-bytes", "0",
+             "--max-peak-growth-bytes", "0=0"]  # fmt: skip
+    code, doc, _ = check(new, "--baseline", new, *rules)
     assert code == 0 and len(doc["baseline_pairs"]) == 1
     assert check(str(JAX_CPU), "--baseline", str(JAX_CPU), "--max-peak-growth-percent", "0")[0] == 0
 

@@ -76,9 +76,13 @@ def test_a_compile_that_only_renumbers_shows_no_change() -> None:
 @needs_pairs
 def test_donation_and_remat_are_named() -> None:
     pairs = _pairs(PAIRS)
-    donation = _diff(PAIRS / pairs["donation"]["old"]["dir"], PAIRS / pairs["donation"]["new"]["dir"])
+
+    def diff(name: str) -> dict:
+        return _diff(PAIRS / pairs[name]["old"]["dir"], PAIRS / pairs[name]["new"]["dir"])
+
+    donation = diff("donation")
     assert donation["aliasing"]["old"] == 0 and donation["aliasing"]["new"] > 0
-    remat = _diff(PAIRS / pairs["remat"]["old"]["dir"], PAIRS / pairs["remat"]["new"]["dir"])
+    remat = diff("remat")
     assert remat["rematerialization"]["checkpoint_instructions"]["new"] > 0
     assert remat["rematerialization"]["checkpoint_instructions"]["old"] == 0
 

@@ -3,19 +3,23 @@ live at each peak paired across the compiles, the change grouped by source line 
 the parts that explain the rest. The peak is `memory`'s (`MemoryAnalysis.peak_bytes`,
 `SpacePeak.peak_bytes`: memory/peak.py); nothing here computes another.
 
-NOTE: [peak attribution] For each memory space, the headline is what the buffers live at the
-peak step hold, plus the parts that are not in that table: static allocations (parameters,
-constants, outputs) not live at that step, and, where the headline counts the compiler's temp
-allocation (CPU, GPU), its fragmentation (temp allocation − the heap's peak) and thread-local
-buffers. So, exactly,
+NOTE: [peak attribution] A space's headline is its static allocations plus its heap: the
+compiler's temp allocation on CPU and GPU (the heap's peak, its fragmentation, thread-local
+buffers), the heap's peak on TPU. The buffers that hold it are the parameters (live at the start)
+and outputs (live at the end), constants, and the temporaries live at the peak step; so, exactly,
 
-    Δ headline = Σ rows Δ(live bytes by key) + Δ static not live + Δ fragmentation
-                 + Δ thread-local + unattributed,
+    Δ headline = Σ rows Δ(parameters, outputs and temporaries at the peak, by key)
+                 + Δ constants + Δ fragmentation + Δ thread-local + peak step moved
+                 + unattributed,
 
-where `unattributed` is what is left: the heap's own peak and the live-at-peak table differ in
-time or in how aliased buffers count, and on TPU the module's headline holds one space's heap, not
-every space's. A buffer paired across the compiles is keyed by its new side (a line that moved
-because code was added above it is still one row); a buffer on one side only by its own.
+where `unattributed` is what is left: a static allocation sized for a larger value than the one
+listed, the heap's peak against the temporaries live at the peak step (they differ in time or in
+how aliased buffers count), and on TPU the module's headline holding one space's heap, not every
+space's. The two sides are compared where the larger peak is: at its own peak step, and at the
+step of that instruction's counterpart on the other side; the smaller side's own peak step, when
+elsewhere, adds the row `peak step moved` (what its temporaries hold there beyond). A buffer
+paired across the compiles is keyed by its new side (a line that moved because code was added
+above it is still one row); a buffer on one side only by its own.
 
 Buffers pair by what survives recompilation, never by HLO name: their defining instructions
 paired by structure (`check/structure.py`), then (role, source line, op_name, shape), then
@@ -156,10 +160,11 @@ def attribution(pairs: Iterable[BufferPair], grouping: Grouping) -> list[dict[st
         if at is None:
             continue
         source, op_name = at.source, at.op_name
-        if source is None and op_name is None and at.allocation == "parameter":
-            # jax gives parameters no metadata, but names them by argument path
-            # (`params__blocks___0__0_.1`): keyed by that name without its number.
-            source = op_name = f"parameter {_NUMBERED.sub('', at.name)}"
+        if source is None and at.allocation == "parameter":
+            # A parameter has no source line; jax names it by its argument's path, as op_name
+            # (`params['blocks'][0][0]`) and instruction name (`params__blocks___0__0_.1`).
+            source = f"parameter {op_name or _NUMBERED.sub('', at.name)}"
+            op_name = op_name or source
         if p.old is not None:
             olds.append(_Keyed(source, op_name, p.old.bytes))
         if p.new is not None:
@@ -180,23 +185,19 @@ def attribution(pairs: Iterable[BufferPair], grouping: Grouping) -> list[dict[st
 
 
 def _static(a: MemoryAnalysis, number: int) -> list[LiveBuffer]:
-    """The buffers a space's static allocations are for: parameters (live at the start),
-    outputs (live at the end) and constants (NOTE: [peak attribution])."""
+    """The buffers a space's parameter and output allocations are for: parameters (live at the
+    start) and outputs (live at the end). Constants are counted apart (`_constants`)."""
     last = max(0, len(a.sequence) - 1)
     found = [b for b in a.live_at(0, number) if b.allocation == "parameter"]
     found += [b for b in a.live_at(last, number) if b.allocation == "output"]
-    constants = {
-        (v.name, v.index): v.start
-        for v in a.values
-        if v.allocation == "constant" and v.memory_space == number
-    }
-    for (name, index), start in sorted(constants.items(), key=lambda kv: kv[1]):
-        found += [
-            b
-            for b in a.live_at(start, number)
-            if b.allocation == "constant" and (b.name, b.index) == (name, index)
-        ]
     return found
+
+
+def _constants(a: MemoryAnalysis, number: int) -> int:
+    """Bytes of a space's constants (each value once): their allocations are static."""
+    seen = {(v.name, v.index): v.bytes for v in a.values if v.allocation == "constant"
+            and v.memory_space == number}  # fmt: skip
+    return sum(seen.values())
 
 
 def _temps(a: MemoryAnalysis, number: int, step: int) -> list[LiveBuffer]:
@@ -205,9 +206,10 @@ def _temps(a: MemoryAnalysis, number: int, step: int) -> list[LiveBuffer]:
 
 
 def _parts(analysis: MemoryAnalysis, space: SpacePeak) -> dict[str, int]:
-    """The parts of a space's headline no buffer holds (NOTE: [peak attribution]), by name."""
+    """The parts of a space's headline no listed buffer holds (NOTE: [peak attribution])."""
     counts_temp = any(name == "temp allocation" for name, _ in analysis.headline_parts())
     return {
+        "constants": _constants(analysis, space.memory_space),
         "fragmentation": space.fragmentation_bytes if counts_temp else 0,
         "thread-local": space.thread_local_bytes if counts_temp else 0,
     }
@@ -215,8 +217,9 @@ def _parts(analysis: MemoryAnalysis, space: SpacePeak) -> dict[str, int]:
 
 #: What `unattributed_bytes` holds, for people.
 UNATTRIBUTED = (
-    "the heap's peak against the buffers live at the peak step (they differ in time or in how "
-    "aliased buffers count; on TPU the headline holds one space's heap)"
+    "what no listed buffer accounts for: a static allocation sized for a larger value than the "
+    "one listed, the heap's peak against the temporaries live at the peak step (they differ in "
+    "time or in how aliased buffers count), and on TPU the heaps the module's headline leaves out"
 )
 
 
@@ -357,7 +360,7 @@ def _space_entry(
                 "new_bytes": parts_new.get(name, 0),
                 "delta_bytes": parts_new.get(name, 0) - parts_old.get(name, 0),
             }
-            for name in ("fragmentation", "thread-local")
+            for name in ("constants", "fragmentation", "thread-local")
         ),
     ]
     peak_old = so.peak_bytes if so is not None else 0

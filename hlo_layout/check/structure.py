@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import Any
 
 from hlo_layout.layout.module_memory import ShapeFacts
@@ -163,7 +164,7 @@ def _side(c: Computation) -> _Side:
     return _Side(
         c,
         instructions,
-        [tuple([get(o.name, -1) for o in i.operands]) for i in instructions],
+        [tuple([get(o[0], -1) for o in i.operands]) for i in instructions],
         [i.called_computations for i in instructions],
     )
 
@@ -175,8 +176,11 @@ def _identify(side: _Side, sides: dict[str, _Side], ids: _Ids) -> None:
     instructions, operands, callees = side.instructions, side.operands, side.callees
     n = len(instructions)
     out = [-1] * (n + 1)  # out[-1] stays -1: an operand not in this computation
-    shape_text, signature, intern = ids.shape.text, ids.signature, ids.intern
+    shape_text, signature = ids.shape.text, ids.signature
     known_shapes, known_tails = ids.shape_texts, ids.signature.by_text
+    table = ids.table
+    intern = table.setdefault
+    of = out.__getitem__
     lazy = LazyAttributes
 
     def label(k: int) -> tuple[Any, ...]:
@@ -202,14 +206,14 @@ def _identify(side: _Side, sides: dict[str, _Side], ids: _Ids) -> None:
             i.parameter_number,
             i.literal,
             tuple([sides[c].id if c in sides else -1 for c in called]) if called else (),
-            tuple([out[o] for o in operands[k]]),
-            tuple([o.index for o in i.operands]),
+            tuple(map(of, operands[k])),
+            tuple(map(_TUPLE_INDEX, i.operands)),
         )
 
     for k in range(n):
         ops = operands[k]
         if not ops or max(ops) < k:
-            out[k] = intern(label(k))
+            out[k] = intern(label(k), len(table))
             continue
         stack = [k]  # an operand printed later: depth-first, operands before users
         on_path = {k}
@@ -222,11 +226,15 @@ def _identify(side: _Side, sides: dict[str, _Side], ids: _Ids) -> None:
                 continue
             stack.pop()
             if out[top] < 0:
-                out[top] = intern(label(top))
+                out[top] = intern(label(top), len(table))
     del out[n]
     side.ids = out
     root = side.root()
-    side.id = intern(("computation", out[root] if n else -1, tuple(sorted(out))))
+    side.id = ids.intern(("computation", out[root] if n else -1, tuple(sorted(out))))
+
+
+#: An operand's tuple element number (`%x#1`), None for a whole value.
+_TUPLE_INDEX = itemgetter(1)
 
 
 @dataclass(slots=True)

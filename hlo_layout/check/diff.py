@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from hlo_layout.check.metrics import ModuleMetrics
-from hlo_layout.check.peak_diff import aliasing, peak_diff, rematerialization
+from hlo_layout.check.peak_diff import BY_SOURCE, aliasing, peak_diff, rematerialization
 from hlo_layout.check.structure import counterparts, match_modules, structure_diff
 from hlo_layout.memory.analysis import MemoryAnalysis
 from hlo_layout.memory.attribution import Grouping
@@ -125,7 +125,7 @@ def module_diff(
     old_memory: MemoryAnalysis | None = None,
     new_memory: MemoryAnalysis | None = None,
     *,
-    grouping: Grouping = Grouping("source"),
+    grouping: Grouping = BY_SOURCE,
     top: int | None = None,
 ) -> dict[str, Any]:
     """One element of `diff --format json`'s `modules`: the peak and why it changed (when both

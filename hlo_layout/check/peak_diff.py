@@ -45,6 +45,9 @@ from hlo_layout.syntax.shape import ArrayShape
 from hlo_layout.syntax.tree import Computation, LazyAttributes, Module
 from hlo_layout.units import ratio_percent
 
+#: The default grouping of the attribution: by source line.
+BY_SOURCE = Grouping("source")
+
 #: Roles a buffer plays (its allocation kind): a parameter never pairs with a temp.
 _STATIC = ("parameter", "constant", "output")
 
@@ -404,7 +407,7 @@ def peak_diff(
     new: MemoryAnalysis,
     *,
     counterparts: Mapping[str, str] | None = None,
-    grouping: Grouping = Grouping("source"),
+    grouping: Grouping = BY_SOURCE,
     top: int | None = None,
 ) -> dict[str, Any]:
     """The `peak` object of `diff --format json` for one module pair (see the module docstring):

@@ -14,36 +14,30 @@ implementation detail of `write_inspect_json`: it writes the same bytes as the i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from hlo_layout.errors import HloLayoutError
+from hlo_layout.reader.load import DumpSource, Progress, is_text, load
 
 #: Rows kept per list (largest buffers, ...): one default for the library and every command's
 #: `--top`, so `inspect(...).to_dict()` equals `hlo-layout inspect --format json`.
 TOP_DEFAULT = 20
 
+
 if TYPE_CHECKING:
     from hlo_layout.layout.buffer_assignment import BufferAssignment
     from hlo_layout.layout.module_memory import MemoryReport
+    from hlo_layout.memory.backend import Backend
+    from hlo_layout.reader.load import Dump
     from hlo_layout.report.model import ModuleSummary
     from hlo_layout.syntax.tree import Module
 
-Source = str | Path
-"""A dump: a `Path`, or a `str` that is HLO text when it holds a newline or `{`, else a path."""
-
-
-class Progress(Protocol):
-    """What `inspect` reports while it works (the CLI's progress bar implements it)."""
-
-    def start(self, description: str) -> None:
-        """A new stage begins (reading a file, measuring a module)."""
-
-    @property
-    def callback(self) -> Callable[[int, int], None] | None:
-        """Called with (done, total) while a stage runs; None when nobody is watching."""
+Source = DumpSource
+"""A dump: a `Path`, or a `str` that is HLO text when it holds a newline or `{`, else a path
+(a file, a dump folder, a glob, or `-`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,89 +99,14 @@ class InspectResult:
 
     def _repr_html_(self) -> str:
         """The HTML report of these modules, inline in a notebook (Jupyter calls this)."""
-        from hlo_layout.report.html.data import build_report
+        from hlo_layout.report.html.data import report_of
         from hlo_layout.report.html.page import render_html
 
-        data = build_report([(m.file, m.module, m.assignment) for m in self.modules])
+        data = report_of([(m.file, m.module, m.memory) for m in self.modules])
         return render_html(data, fragment=True)
 
     def __repr__(self) -> str:
         return f"<InspectResult: {len(self.modules)} module(s), {len(self.errors)} error(s)>"
-
-
-def _is_text(source: Source) -> bool:
-    return isinstance(source, str) and ("\n" in source or "{" in source)
-
-
-def _sources(sources: Source | Sequence[Source]) -> list[Source]:
-    if isinstance(sources, str | Path):
-        return [sources]
-    return list(sources)
-
-
-def _read_modules(
-    source: Source, report: Callable[[int, int], None] | None = None
-) -> tuple[str, tuple[Module, ...]]:
-    from hlo_layout.syntax.parse import HloInputError, parse_file_modules, parse_modules
-
-    if _is_text(source):
-        found = parse_modules(str(source), report=report)
-        file = "<string>"
-    else:
-        found = parse_file_modules(source, report=report)
-        file = str(source)
-    if not found:
-        raise HloInputError(f"{file}: no HLO module, computation or instruction")
-    return file, found
-
-
-def read_dumps(
-    sources: Source | Sequence[Source],
-    *,
-    buffers: Source | None = None,
-    strict: bool = True,
-    progress: Progress | None = None,
-) -> tuple[list[tuple[str, Module, BufferAssignment | None]], list[HloLayoutError]]:
-    """Every module of `sources` as (file, module, buffer assignment), and the input errors met.
-
-    `buffers` is XLA's *buffer-assignment.txt (with one dump); else it is looked for beside a
-    single-module dump. With `strict` the first input error raises; without it, errors are
-    collected and the other dumps are still read."""
-    from hlo_layout.layout.buffer_assignment import (
-        buffer_assignment_beside,
-        read_buffer_assignment,
-    )
-
-    items = _sources(sources)
-    if buffers is not None and len(items) != 1:
-        raise ValueError("buffers= goes with exactly one dump")
-    dumps: list[tuple[str, Module, BufferAssignment | None]] = []
-    errors: list[HloLayoutError] = []
-
-    def failed(error: HloLayoutError) -> None:
-        if strict:
-            raise error
-        errors.append(error)
-
-    for source in items:
-        if progress is not None:
-            progress.start("reading " + ("text" if _is_text(source) else Path(source).name))
-        try:
-            file, found = _read_modules(source, progress.callback if progress is not None else None)
-        except HloLayoutError as e:
-            failed(e)
-            continue
-        ba_path: Path | None = Path(buffers) if buffers is not None else None
-        if ba_path is None and len(found) == 1 and not _is_text(source):
-            ba_path = buffer_assignment_beside(Path(source))
-        assignment = None
-        if ba_path is not None:
-            try:
-                assignment = read_buffer_assignment(ba_path)
-            except HloLayoutError as e:
-                failed(e)
-        dumps.extend((file, module, assignment) for module in found)
-    return dumps, errors
 
 
 def inspect(
@@ -195,36 +114,53 @@ def inspect(
     *,
     computation: str | None = None,
     buffers: Source | None = None,
+    backend: str | Backend | None = None,
     top: int | None = TOP_DEFAULT,
     progress: Progress | None = None,
     strict: bool = True,
 ) -> InspectResult:
-    """Read dumps and measure where their memory goes.
+    """Read dumps (files, folders, globs, `-`, or HLO text) and measure where their memory goes.
 
     `computation` keeps only the modules holding a computation of that name and reports on it
     alone; `buffers` is XLA's *buffer-assignment.txt (with one dump; else it is looked for
-    beside a single-module dump); `top` is how many of the largest buffers each report keeps.
-    With `strict` (the default) the first input error raises; without it, errors are collected
-    in `InspectResult.errors` and the other dumps are still read (what the CLI does).
+    beside a single-module dump); `backend` (a name of `hlo_layout.memory.BACKENDS`) overrides
+    detection; `top` is how many of the largest buffers each report keeps. With `strict` (the
+    default) the first input error raises; without it, errors are collected in
+    `InspectResult.errors` and the other dumps are still read (what the CLI does).
     """
+    loaded = load(sources, backend=backend, buffers=buffers, strict=strict, progress=progress)
+    return inspect_dumps(
+        loaded.dumps, computation=computation, top=top, progress=progress, errors=loaded.errors
+    )
+
+
+def inspect_dumps(
+    dumps: Sequence[Dump],
+    *,
+    computation: str | None = None,
+    top: int | None = TOP_DEFAULT,
+    progress: Progress | None = None,
+    errors: Sequence[HloLayoutError] = (),
+) -> InspectResult:
+    """`inspect` of dumps already read (`hlo_layout.reader.load`)."""
     from hlo_layout.layout.module_memory import memory_report
 
-    dumps, errors = read_dumps(sources, buffers=buffers, strict=strict, progress=progress)
     modules: list[InspectedModule] = []
-    for file, module, assignment in dumps:
-        if computation is not None and module.computation(computation) is None:
+    for d in dumps:
+        if computation is not None and d.module.computation(computation) is None:
             continue
         if progress is not None:
-            progress.start(f"measuring {module.name or file}")
+            progress.start(f"measuring {d.module.name or d.file}")
         report = memory_report(
-            module,
+            d.module,
             computation=computation,
-            assignment=assignment,
+            assignment=d.assignment,
             top=top,
             progress=progress.callback if progress is not None else None,
-            file=file,
+            file=d.file,
+            backend=d.backend,
         )
-        modules.append(InspectedModule(file, module, report, assignment, computation))
+        modules.append(InspectedModule(d.file, d.module, report, d.assignment, computation))
     return InspectResult(tuple(modules), tuple(errors), computation)
 
 
@@ -234,6 +170,7 @@ def write_inspect_json(
     *,
     computation: str | None = None,
     buffers: Source | None = None,
+    backend: str | Backend | None = None,
     stream: bool | None = None,
     progress: Progress | None = None,
     top: int | None = TOP_DEFAULT,
@@ -246,35 +183,48 @@ def write_inspect_json(
     `stream` is True or (None) it is over STREAM_THRESHOLD; the bytes are the same either way.
     The returned result of a streamed dump holds no modules (they were never kept).
     """
-    items = _sources(sources)
-    if len(items) == 1 and computation is None and not _is_text(items[0]):
+    items = [sources] if isinstance(sources, str | Path) else list(sources)
+    if len(items) == 1 and computation is None and not is_text(items[0]):
+        from hlo_layout.reader.discover import STDIN
         from hlo_layout.report.stream_json import STREAM_THRESHOLD
         from hlo_layout.syntax.parse import text_size
 
         path = Path(items[0])
-        big = text_size(path) > STREAM_THRESHOLD
-        streamed = stream if stream is not None else big
-        if streamed and _write_streamed(path, out, buffers, top, progress):
-            return InspectResult((), (), None)
+        if path.is_file() or str(path) == STDIN:
+            big = text_size(path) > STREAM_THRESHOLD
+            streamed = stream if stream is not None else big
+            if streamed and _write_streamed(path, out, buffers, backend, top, progress):
+                return InspectResult((), (), None)
     result = inspect(
-        items, computation=computation, buffers=buffers, top=top, progress=progress, strict=False
+        items,
+        computation=computation,
+        buffers=buffers,
+        backend=backend,
+        top=top,
+        progress=progress,
+        strict=False,
     )
     result.write_json(out)
     return result
 
 
 def _write_streamed(
-    path: Path, out: TextIO, buffers: Source | None, top: int | None, progress: Progress | None
+    path: Path,
+    out: TextIO,
+    buffers: Source | None,
+    backend: str | Backend | None,
+    top: int | None,
+    progress: Progress | None,
 ) -> bool:
     """Stream the JSON of one dump; False (nothing written) when the whole-file path must
     decide, which also reports every input error in its own words."""
-    from hlo_layout.layout.buffer_assignment import (
-        buffer_assignment_beside,
-        read_buffer_assignment,
-    )
-    from hlo_layout.report.stream_json import StreamFallback, stream_inspect_json
+    from hlo_layout.layout.buffer_assignment import read_buffer_assignment
+    from hlo_layout.reader.load import backend_choice, target_arguments
+    from hlo_layout.reader.sidefiles import SideFiles
+    from hlo_layout.report.stream_json import Beside, StreamFallback, stream_inspect_json
 
-    ba_path = Path(buffers) if buffers is not None else buffer_assignment_beside(path)
+    sides = SideFiles.of(path)
+    ba_path = Path(buffers) if buffers is not None else sides.buffer_assignment
     try:
         assignment = read_buffer_assignment(ba_path) if ba_path is not None else None
         stream_inspect_json(
@@ -285,10 +235,18 @@ def _write_streamed(
             top=top,
             stage=progress.start if progress is not None else None,
             report=progress.callback if progress is not None else None,
+            beside=Beside(backend_choice(backend), target_arguments(sides), assignment),
         )
     except (StreamFallback, HloLayoutError):
         return False
     return True
 
 
-__all__ = ["InspectResult", "InspectedModule", "Progress", "inspect", "write_inspect_json"]
+__all__ = [
+    "InspectResult",
+    "InspectedModule",
+    "Progress",
+    "inspect",
+    "inspect_dumps",
+    "write_inspect_json",
+]

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from hlo_layout.check.metrics import Buffer
-from hlo_layout.layout.buffer_assignment import read_buffer_assignment
+from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.module_memory import LeafRow, MemoryReport, memory_report
+from hlo_layout.memory.backend import BackendChoice
 from hlo_layout.syntax.tree import Module
 
 #: How many of the largest buffers a ModuleMetrics keeps.
@@ -33,22 +34,29 @@ def _buffer(row: LeafRow) -> Buffer:
 
 
 def _space_bytes(report: MemoryReport) -> dict[int, int]:
-    """Per memory space, static + temp allocation bytes of XLA's assignment (values defined when
-    the module has no entry to analyze)."""
+    """Per memory space, the bytes XLA's buffer assignment allocates there: static + temp
+    allocation + thread-local (on CPU and GPU the space's peak; on TPU, whose peak is jax's
+    trace-based figure, what the allocations reserve). Values defined when the module has no
+    entry to analyze."""
     if report.peak is None:
         return {t.memory_space: t.physical_bytes for t in report.totals}
-    return {s.memory_space: s.static_bytes + s.temp_allocation_bytes for s in report.peak.spaces}
+    return {
+        s.memory_space: s.static_bytes + s.temp_allocation_bytes + s.thread_local_bytes
+        for s in report.peak.spaces
+    }
 
 
 def memory_figures(
     module: Module,
-    buffer_assignment: Path | str | None = None,
+    assignment: BufferAssignment | None = None,
     file: Path | str | None = None,
+    backend: BackendChoice | None = None,
 ) -> dict[str, Any]:
     """Argument/output bytes, bytes per memory space, padding, largest buffers, allocations.
-    `file`: the dump's path (the peak analysis tells the backend from it, as `memory` does)."""
-    assignment = read_buffer_assignment(buffer_assignment) if buffer_assignment else None
-    report = memory_report(module, assignment=assignment, top=KEEP_LARGEST, file=file)
+    `assignment` and `backend` as the reader found them (`hlo_layout.reader.Dump`)."""
+    report = memory_report(
+        module, assignment=assignment, top=KEEP_LARGEST, file=file, backend=backend
+    )
     params = [_buffer(r) for r in report.entry_parameters]
     outputs = [_buffer(r) for r in report.entry_outputs]
     return {
@@ -56,7 +64,7 @@ def memory_figures(
         "output_bytes": sum(b.physical_bytes for b in outputs),
         "space_bytes": _space_bytes(report),
         "peak_bytes": (
-            {s.memory_space: s.peak_live_bytes for s in report.peak.spaces} if report.peak else {}
+            {s.memory_space: s.peak_bytes for s in report.peak.spaces} if report.peak else {}
         ),
         "temp_bytes": (
             {s.memory_space: s.temp_allocation_bytes for s in report.peak.spaces}

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hlo_layout.syntax.opcodes import COPIES, CUSTOM_CALL, FUSION
 from hlo_layout.syntax.tree import Module
 from hlo_layout.units import ratio_percent
+
+if TYPE_CHECKING:
+    from hlo_layout.reader.load import Dump
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +49,7 @@ class ModuleMetrics:
     output_bytes: int = 0
     #: Bytes XLA's buffer assignment allocates per memory space (static + temp allocation).
     space_bytes: dict[int, int] = field(default_factory=dict, hash=False)
-    #: Per memory space: the most bytes live at once over the schedule (HloLiveRange + sizes).
+    #: Per memory space: its peak, the headline of `hlo-layout memory` (memory/peak.py).
     peak_bytes: dict[int, int] = field(default_factory=dict, hash=False)
     #: Per memory space: the temp allocation XLA's buffer assigner gives it.
     temp_bytes: dict[int, int] = field(default_factory=dict, hash=False)
@@ -120,15 +123,15 @@ def structure_counts(module: Module) -> dict[str, object]:
     }
 
 
-def module_metrics(module: Module, file: str, buffers: str | Path | None = None) -> ModuleMetrics:
-    """All figures of one module; `buffers` is the path of the compiler's buffer assignment."""
+def module_metrics(dump: Dump) -> ModuleMetrics:
+    """All figures of one module of a dump, as the reader found it (`hlo_layout.reader`)."""
     from hlo_layout.check.memory import memory_figures
 
-    counts = structure_counts(module)
-    memory = memory_figures(module, buffers, file)
+    counts = structure_counts(dump.module)
+    memory = memory_figures(dump.module, dump.assignment, dump.file, dump.backend)
     return ModuleMetrics(
-        module=module.name or "(snippet)",
-        file=file,
+        module=dump.module.name or "(snippet)",
+        file=dump.file,
         **counts,  # type: ignore[arg-type]
         **memory,
     )

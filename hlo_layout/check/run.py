@@ -10,14 +10,14 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hlo_layout.check.discover import STDIN, Dump
 from hlo_layout.check.metrics import ModuleMetrics, module_metrics
 from hlo_layout.check.pairing import pair
 from hlo_layout.check.policy import PolicySet
 from hlo_layout.check.rules import Violation, evaluate
 from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError
-from hlo_layout.layout.buffer_assignment import buffer_assignment_beside
-from hlo_layout.syntax.parse import parse_file_modules
+from hlo_layout.memory.backend import BackendChoice
+from hlo_layout.reader.discover import STDIN, DumpFile
+from hlo_layout.reader.load import load_file
 
 
 @dataclass(frozen=True)
@@ -100,18 +100,13 @@ class CheckResult:
         return not self.violations and not self.errors
 
 
-def measure_file(path: Path, key: str = "") -> FileResult:
-    """Parse one dump and compute its modules' metrics (top-level: runs in worker processes)."""
+def measure_file(path: Path, key: str = "", backend: BackendChoice | None = None) -> FileResult:
+    """Read one dump and compute its modules' metrics (top-level: runs in worker processes)."""
     name = "<stdin>" if str(path) == STDIN else str(path)
     key = key or path.name
     try:
-        modules = parse_file_modules(path)
-        if not modules:
-            return FileResult(name, failure=FileError(f"{name}: no HLO module found"), key=key)
-        buffers = (
-            buffer_assignment_beside(path) if len(modules) == 1 and str(path) != STDIN else None
-        )
-        metrics = tuple(module_metrics(m, name, buffers) for m in modules)
+        dumps = load_file(path, key, backend=backend)
+        metrics = tuple(module_metrics(d) for d in dumps)
         return FileResult(name, metrics, key=key)
     except HloLayoutError as e:
         return FileResult(name, failure=file_error(e), key=key)
@@ -119,18 +114,23 @@ def measure_file(path: Path, key: str = "") -> FileResult:
         return FileResult(name, failure=FileError(f"{name}: input is nested too deeply"), key=key)
 
 
-def _measure(dump: Dump) -> FileResult:
-    return measure_file(dump.path, dump.key)
+def _measure(job: tuple[DumpFile, BackendChoice | None]) -> FileResult:
+    dump, backend = job
+    return measure_file(dump.path, dump.key, backend)
 
 
-def measure_all(dumps: list[Dump], jobs: int = 0) -> list[FileResult]:
+def measure_all(
+    dumps: list[DumpFile], jobs: int = 0, backend: BackendChoice | None = None
+) -> list[FileResult]:
     """Metrics of every file, in order; `jobs` worker processes (0 = one per core). Standard
-    input is read here, never in a worker."""
+    input is read here, never in a worker. `backend` (`--backend`) for every dump, else each
+    is detected."""
     jobs = jobs or os.cpu_count() or 1
+    work = [(d, backend) for d in dumps]
     if jobs == 1 or len(dumps) <= 1 or any(str(d.path) == STDIN for d in dumps):
-        return [_measure(d) for d in dumps]
+        return [_measure(w) for w in work]
     with ProcessPoolExecutor(max_workers=min(jobs, len(dumps))) as pool:
-        return list(pool.map(_measure, dumps, chunksize=1))
+        return list(pool.map(_measure, work, chunksize=1))
 
 
 @dataclass(frozen=True)
@@ -148,16 +148,17 @@ def _entries(results: list[FileResult]) -> list[_Entry]:
 
 
 def run_check(
-    dumps: list[Dump],
+    dumps: list[DumpFile],
     policies: PolicySet,
     *,
-    baseline: list[Dump] | None = None,
+    baseline: list[DumpFile] | None = None,
     unmatched: tuple[tuple[str, str], ...] = (),
     jobs: int = 0,
+    backend: BackendChoice | None = None,
 ) -> CheckResult:
     """Evaluate every module of every file against its policy, and against its baseline module
     (paired by relative path, then by unique name: see `check.pairing`)."""
-    results = measure_all(list(dumps) + list(baseline or ()), jobs)
+    results = measure_all(list(dumps) + list(baseline or ()), jobs, backend)
     current, before = results[: len(dumps)], results[len(dumps) :]
     now = _entries(current)
     base_for: dict[int, ModuleMetrics] = {}

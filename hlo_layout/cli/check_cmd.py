@@ -15,7 +15,6 @@ from typing import Annotated, Any
 
 import typer
 
-from hlo_layout.check.discover import expand_dumps, no_match_message, shard_dumps
 from hlo_layout.check.policy import CONFIG_NAME, PolicyError, load_config
 from hlo_layout.check.rule_spec import RuleSpec, RuleValueError
 from hlo_layout.check.rules import RULES
@@ -25,6 +24,7 @@ from hlo_layout.cli.common import (
     EXIT_CHECK_FAILED,
     EXIT_INPUT,
     EXIT_USAGE,
+    BackendOpt,
     FormatOpt,
     OutputFormat,
     emit_json,
@@ -33,6 +33,8 @@ from hlo_layout.cli.common import (
     stdout_console,
     write_output_file,
 )
+from hlo_layout.reader.discover import expand_dumps, no_match_message, shard_dumps
+from hlo_layout.reader.load import backend_choice
 
 _RULE_PANEL = "Rules"
 _BASELINE_PANEL = "Baseline"
@@ -102,6 +104,7 @@ def check(
             show_default=False,
         ),
     ] = None,
+    backend: BackendOpt = None,
     jobs: Annotated[
         int,
         typer.Option("--jobs", "-j", help="Worker processes (0 = one per core).", metavar="N"),
@@ -177,7 +180,14 @@ def check(
         if junit_xml is not None:
             write_output_file(junit_xml, None)  # fail early (exit 2) on an unwritable path
         missing = tuple((arg, no_match_message(arg)) for arg in [*unmatched, *baseline_unmatched])
-        result = run_check(dumps, policies, baseline=baseline_dumps, unmatched=missing, jobs=jobs)
+        result = run_check(
+            dumps,
+            policies,
+            baseline=baseline_dumps,
+            unmatched=missing,
+            jobs=jobs,
+            backend=backend_choice(backend),
+        )
 
         from hlo_layout.report.check_formats import check_json, check_junit, github_annotations
 

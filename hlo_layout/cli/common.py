@@ -10,13 +10,16 @@ import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from hlo_layout.api import TOP_DEFAULT as API_TOP_DEFAULT
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.report.stages import BIG_INPUT_BYTES, Stages
+
+if TYPE_CHECKING:
+    from hlo_layout.reader.load import Loaded
 
 #: Click's base exception (usage errors and the like), from the click Typer runs on: newer Typer
 #: versions carry their own copy of click, so `import click` may be absent or a different one.
@@ -74,6 +77,28 @@ DumpArg = Annotated[
         help="One HLO text dump (*.txt, *.hlo, also .gz); - reads it from stdin.",
         metavar="PATH",
         show_default=False,
+    ),
+]
+
+
+def _backend(value: str | None) -> str | None:
+    from hlo_layout.memory.backend import BACKENDS
+
+    if value is not None and value.lower() not in BACKENDS:
+        raise typer.BadParameter(f"unknown backend {value!r}: use one of {', '.join(BACKENDS)}")
+    return value.lower() if value is not None else None
+
+
+BackendOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--backend",
+        help="cpu, gpu, tpu (v4/v5e), tpu-v4, tpu-v5e, tpu-v5p or tpu-v6e (default: detected "
+        "from the dump's name and text and, for a TPU generation, the *.target_arguments.txt or "
+        "buffer assignment beside it).",
+        metavar="NAME",
+        show_default=False,
+        callback=_backend,
     ),
 ]
 BuffersOpt = Annotated[
@@ -169,6 +194,47 @@ def progress(files: list[tuple[str, int]], *, writes_stdout: bool = False) -> It
 
     with progress_stages(stderr_console(), total, files) as stages:
         yield stages
+
+
+def read_dumps(
+    paths: list[Path],
+    *,
+    backend: str | None = None,
+    buffers: Path | None = None,
+    stages: Any = None,
+) -> Loaded:
+    """Every dump of a command's PATH arguments through the one reader (`hlo_layout.reader`):
+    `--buffers` with more than one dump is a usage error (exit 2); an input error is reported
+    and the other dumps are still read (the caller exits 3 when `Loaded.errors`); what was
+    skipped or assumed is said once on stderr."""
+    from hlo_layout.reader import load
+
+    try:
+        loaded = load(list(paths), backend=backend, buffers=buffers, strict=False, progress=stages)
+    except ValueError as e:
+        stderr_console().print(f"error: {e}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    for error in loaded.errors:
+        report_error(error)
+    say_notes(loaded)
+    return loaded
+
+
+def say_notes(loaded: Loaded) -> None:
+    """The reader's notes and each assumed backend, once per run on stderr (JSON keeps them in
+    the documents' `notes`)."""
+    lines = list(loaded.notes)
+    assumed: dict[str, list[str]] = {}
+    for d in loaded.dumps:
+        if d.backend.assumed:
+            assumed.setdefault(d.backend.note, []).append(d.file)
+    for note, files in assumed.items():
+        where = files[0] if len(set(files)) == 1 else f"{len(set(files))} dumps"
+        lines.append(f"{where}: {note}")
+    if lines:
+        console = stderr_console()
+        for line in lines:
+            console.print(f"note: {line}", markup=False, highlight=False)
 
 
 def emit_json(document: Any) -> None:

@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from hlo_layout.check.diff import SCHEMA_VERSION, module_diff
-from hlo_layout.check.discover import STDIN, expand_dumps, no_match_message
 from hlo_layout.check.metrics import ModuleMetrics, module_metrics
 from hlo_layout.check.pairing import pair
 from hlo_layout.cli.app import app
@@ -15,6 +14,7 @@ from hlo_layout.cli.common import (
     EXIT_INPUT,
     EXIT_USAGE,
     TOP_DEFAULT,
+    BackendOpt,
     FormatOpt,
     OutputFormat,
     TopOpt,
@@ -23,32 +23,26 @@ from hlo_layout.cli.common import (
     stderr_console,
     stdout_console,
 )
-from hlo_layout.layout.buffer_assignment import buffer_assignment_beside
-from hlo_layout.syntax.parse import HloInputError, parse_file_modules
+from hlo_layout.reader.discover import STDIN, expand_dumps, no_match_message
+from hlo_layout.reader.load import backend_choice, load_dump_file
+from hlo_layout.syntax.parse import HloInputError
 from hlo_layout.syntax.tree import Module
 
 #: One side's module: the tree, its figures, and its pairing key (relative path, index).
 Side = tuple[Module, ModuleMetrics, tuple[str, int]]
 
 
-def _load(argument: str) -> list[Side]:
+def _load(argument: str, backend: str | None) -> list[Side]:
+    """The modules of one side, through the reader (one file at a time: a side that does not
+    read is an input error, exit 3)."""
     dumps, unmatched = expand_dumps([argument])
     if unmatched:
         raise HloInputError(no_match_message(argument))
+    choice = backend_choice(backend)
     out: list[Side] = []
-    for dump in dumps:
-        modules = parse_file_modules(dump.path)
-        name = "<stdin>" if str(dump.path) == STDIN else str(dump.path)
-        if not modules:
-            raise HloInputError(f"{name}: no HLO module found")
-        beside = (
-            buffer_assignment_beside(dump.path)
-            if len(modules) == 1 and str(dump.path) != STDIN
-            else None
-        )
-        out.extend(
-            (m, module_metrics(m, name, beside), (dump.key, i)) for i, m in enumerate(modules)
-        )
+    for found in dumps:
+        for d in load_dump_file(found, backend=choice):
+            out.append((d.module, module_metrics(d), (d.key, d.position)))
     return out
 
 
@@ -77,6 +71,7 @@ def diff(
     ],
     output_format: FormatOpt = OutputFormat.text,
     top: TopOpt = TOP_DEFAULT,
+    backend: BackendOpt = None,
 ) -> None:
     """Compare two compiles: changed figures first, then the structure.
 
@@ -87,7 +82,9 @@ def diff(
         if old == STDIN and new == STDIN:
             stderr_console().print("error: only one of OLD and NEW can be - (stdin)")
             raise typer.Exit(EXIT_USAGE)
-        pairing = pair(_load(old), _load(new), key=lambda s: s[2], name=lambda s: s[1].module)
+        pairing = pair(
+            _load(old, backend), _load(new, backend), key=lambda s: s[2], name=lambda s: s[1].module
+        )
         modules = [module_diff(a[0], b[0], a[1], b[1]) for a, b in pairing.pairs]
         document = {
             "schema_version": SCHEMA_VERSION,

@@ -13,6 +13,7 @@ from hlo_layout.cli.common import (
     EXIT_INPUT,
     EXIT_USAGE,
     TOP_DEFAULT,
+    BackendOpt,
     BuffersOpt,
     ComputationOpt,
     DumpArgs,
@@ -21,6 +22,7 @@ from hlo_layout.cli.common import (
     TopOpt,
     guard,
     progress,
+    read_dumps,
     report_error,
     stderr_console,
     stdout_console,
@@ -52,6 +54,7 @@ def inspect(
     output_format: FormatOpt = OutputFormat.text,
     top: TopOpt = TOP_DEFAULT,
     computation: ComputationOpt = None,
+    backend: BackendOpt = None,
     buffers: BuffersOpt = None,
     stream: StreamOpt = None,
     html: HtmlOpt = None,
@@ -67,43 +70,45 @@ def inspect(
     with guard("inspect"):
         from hlo_layout import api
 
-        if buffers is not None and len(dumps) != 1:
-            stderr_console().print("error: --buffers goes with exactly one dump")
-            raise typer.Exit(EXIT_USAGE)
         files = [(str(p), file_size(p)) for p in dumps]
         streams_json = output_format is OutputFormat.json and computation is None and html is None
         with progress(files, writes_stdout=streams_json) as stages:
-            if streams_json:
+            if streams_json and len(dumps) == 1 and Path(dumps[0]).is_file():
+                # One dump file: streamed when big (same bytes, bounded memory).
                 result = api.write_inspect_json(
-                    dumps,
+                    dumps[0],
                     sys.stdout,
                     computation=computation,
                     buffers=buffers,
+                    backend=backend,
                     stream=stream,
                     progress=stages,
                     top=top,
                 )
+                for error in result.errors:
+                    report_error(error)
             else:
-                result = api.inspect(
-                    dumps,
+                loaded = read_dumps(dumps, backend=backend, buffers=buffers, stages=stages)
+                result = api.inspect_dumps(
+                    loaded.dumps,
                     computation=computation,
-                    buffers=buffers,
                     top=top,
                     progress=stages,
-                    strict=False,
+                    errors=loaded.errors,
                 )
-        for error in result.errors:
-            report_error(error)
+                if streams_json:
+                    result.write_json(sys.stdout)
         if computation is not None and not result.modules and not result.errors:
             stderr_console().print(f"error: no computation named '{computation}' in the dumps")
             raise typer.Exit(EXIT_USAGE)
         if html is not None and result.modules:
             from hlo_layout.cli.report_cmd import write_html_report
+            from hlo_layout.report.html import report_of
 
-            entries = [(m.file, m.module, m.assignment) for m in result.modules]
-            write_html_report(entries, html, top=top)
+            measured = [(m.file, m.module, m.memory) for m in result.modules]
+            write_html_report(report_of(measured, top=top), html)
         if output_format is OutputFormat.json:
-            if computation is not None or html is not None:
+            if not streams_json:
                 result.write_json(sys.stdout)
         else:
             from hlo_layout.report.inspect_view import render_inspect

@@ -1,9 +1,8 @@
-"""`hlo-layout memory DUMP...`: XLA's peak memory, what is live at it, and why."""
+"""`hlo-layout memory DUMP...`: the peak the device must hold, what is live at it, and why."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,28 +10,25 @@ from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_INPUT,
     EXIT_USAGE,
+    TOP_DEFAULT,
+    BackendOpt,
+    BuffersOpt,
     DumpArgs,
     FormatOpt,
     OutputFormat,
+    TopOpt,
     emit_json,
     guard,
-    report_error,
+    progress,
+    read_dumps,
     stderr_console,
     stdout_console,
 )
-from hlo_layout.errors import HloLayoutError
-from hlo_layout.layout.buffer_assignment import buffer_assignment_beside, read_buffer_assignment
 from hlo_layout.layout.memory_space import space_number
 
-BackendOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--backend",
-        help="cpu, gpu, tpu (v4/v5e), tpu-v5p or tpu-v6e (default: detected from the dump and, "
-        "for a TPU generation, the *.target_arguments.txt beside it).",
-        show_default=False,
-    ),
-]
+if TYPE_CHECKING:
+    from hlo_layout.memory import MemoryAnalysis
+
 SpaceOpt = Annotated[
     str | None,
     typer.Option(
@@ -49,10 +45,13 @@ AtOpt = Annotated[
         show_default=False,
     ),
 ]
-TopArg = Annotated[
-    int | None,
+ByOpt = Annotated[
+    str,
     typer.Option(
-        "--top", "-n", min=1, help="Buffers shown (text: 20; JSON: all).", show_default=False
+        "--by",
+        help="Group the buffers live at the peak by source line (source), op_name (op) or its "
+        "first N /-parts (op:N).",
+        metavar="source|op|op:N",
     ),
 ]
 
@@ -73,87 +72,86 @@ def _space(text: str | None) -> int | None:
 def memory(
     dumps: DumpArgs,
     backend: BackendOpt = None,
-    top: TopArg = None,
+    buffers: BuffersOpt = None,
+    top: TopOpt = TOP_DEFAULT,
     space: SpaceOpt = None,
     at: AtOpt = None,
+    by: ByOpt = "source",
     output_format: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Peak memory as XLA computes it: static (parameters, constants, outputs) and temps per
-    memory space, the step and instruction of the peak, a chart of live bytes over the schedule,
-    the buffers live at the peak (largest first, with their source op) and the peak by op_name.
+    """The peak memory the device must hold to run the program (the compiler's allocations on
+    CPU and GPU, jax's peak_memory_in_bytes on TPU), its parts per memory space, a chart of
+    live bytes over the schedule, the buffers live at the peak (largest first, with the line of
+    your program that put each there) and the peak grouped by source line or op_name.
 
-    The compiler's own figures are shown beside ours when its *buffer-assignment.txt is next to
-    the dump. [bold]--at STEP|NAME[/bold] lists what is live at that point.
+    PATH may be a dump, a dump folder (--xla_dump_to) or a glob. The compiler's own figures are
+    shown beside ours when its *buffer-assignment.txt is next to the dump.
+    [bold]--at STEP|NAME[/bold] lists what is live at that point.
     """
-    from hlo_layout.memory import BACKENDS, SCHEMA_VERSION, analyze_memory
-    from hlo_layout.syntax.parse import HloInputError, parse_file_modules
+    from hlo_layout.memory import SCHEMA_VERSION, analyze_memory, parse_grouping
+    from hlo_layout.syntax.parse import file_size
 
-    if backend is not None and backend.lower() not in BACKENDS:
-        raise typer.BadParameter(
-            f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}", param_hint="--backend"
-        )
     space_n = _space(space)
+    try:
+        grouping = parse_grouping(by)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--by") from None
     with guard("memory"):
-        analyses = []
-        failed = False
-        for path in dumps:
-            try:
-                found = parse_file_modules(path)
-                if not found:
-                    raise HloInputError(f"{path}: no HLO module, computation or instruction")
-                ba_path = buffer_assignment_beside(path) if len(found) == 1 else None
-                assignment = read_buffer_assignment(ba_path) if ba_path is not None else None
-            except HloLayoutError as e:
-                report_error(e)
-                failed = True
-                continue
-            for module in found:
-                if module.entry is None:
-                    stderr_console().print(f"error: {path}: the module has no computation")
+        files = [(str(p), file_size(p)) for p in dumps]
+        with progress(files) as stages:
+            loaded = read_dumps(dumps, backend=backend, buffers=buffers, stages=stages)
+            analyses = []
+            failed = bool(loaded.errors)
+            for d in loaded.dumps:
+                if d.module.entry is None:
+                    stderr_console().print(f"error: {d.file}: the module has no computation")
                     failed = True
                     continue
-                analyses.append(analyze_memory(module, backend, assignment, file=str(Path(path))))
-        steps: list[int | None] = []
-        for ma in analyses:
-            if at is None:
-                steps.append(None)
-                continue
-            step = int(at) if at.strip().isdigit() else ma.step_of(at.strip())
-            if step is None or not 0 <= step <= len(ma.sequence):
-                stderr_console().print(
-                    f"error: --at {at}: no such schedule step or instruction in "
-                    f"{ma.module or ma.file} (steps 0-{len(ma.sequence) - 1})"
-                )
-                raise typer.Exit(EXIT_USAGE)
-            steps.append(step)
+                stages.start(f"measuring {d.module.name or d.file}")
+                analyses.append(analyze_memory(d.module, d.backend, d.assignment, file=d.file))
+        if space_n is not None:
+            _check_space(space_n, analyses)
+        steps: list[int | None] = [_step(ma, at) if at is not None else None for ma in analyses]
         if output_format is OutputFormat.json:
-            modules = []
-            for ma, step in zip(analyses, steps):
-                d = ma.to_dict()
-                if space_n is not None:
-                    d["live_at_peak"] = [r for r in _live_dicts(ma, ma.live_at_peak(space_n))]
-                if top is not None:
-                    d["live_at_peak"] = d["live_at_peak"][:top]
-                    d["by_op_name"] = d["by_op_name"][:top]
-                if step is not None:
-                    live = _live_dicts(ma, ma.live_at(step, space_n))
-                    d["at"] = {
-                        "step": step,
-                        "instruction": ma.sequence[step] if step < len(ma.sequence) else None,
-                        "live_bytes": sum(r["bytes"] for r in live),
-                        "live": live[:top] if top is not None else live,
-                    }
-                modules.append(d)
-            emit_json({"schema_version": SCHEMA_VERSION, "modules": modules})
+            emit_json(
+                {
+                    "schema_version": SCHEMA_VERSION,
+                    "modules": [
+                        ma.to_dict(top=top, op_depth=grouping.depth, space=space_n, at=step)
+                        for ma, step in zip(analyses, steps)
+                    ],
+                }
+            )
         else:
             from hlo_layout.report.memory_analysis_view import render_memory
 
-            stdout_console().print(render_memory(analyses, top=top or 20, space=space_n, at=steps))
-        if failed:
+            stdout_console().print(
+                render_memory(analyses, top=top, space=space_n, at=steps, grouping=grouping)
+            )
+        if failed or not analyses:
             raise typer.Exit(EXIT_INPUT)
 
 
-def _live_dicts(ma, rows) -> list[dict]:  # type: ignore[no-untyped-def]
-    from hlo_layout.memory.analysis import _buffer_dict
+def _check_space(space: int, analyses: list[MemoryAnalysis]) -> None:
+    """`--space N` must name a space some module has (else exit 2, naming the ones there are)."""
+    if not analyses or any(s.memory_space == space for ma in analyses for s in ma.spaces):
+        return
+    there = sorted({(s.memory_space, s.name) for ma in analyses for s in ma.spaces})
+    names = ", ".join(f"{n} (S({k}))" if n != f"S({k})" else n for k, n in there)
+    stderr_console().print(f"error: --space: no buffer lives in S({space}); there are: {names}")
+    raise typer.Exit(EXIT_USAGE)
 
-    return [_buffer_dict(b) for b in rows]
+
+def _step(ma: MemoryAnalysis, at: str) -> int:
+    """`--at STEP|NAME` as a step of this module's schedule (else exit 2)."""
+    text = at.strip()
+    step = int(text) if text.isdigit() and len(text) <= 18 else ma.step_of(text)
+    if step is None or not 0 <= step <= len(ma.sequence):
+        stderr_console().print(
+            f"error: --at {at}: no such schedule step or instruction in "
+            f"{ma.module or ma.file} (steps 0-{len(ma.sequence) - 1})",
+            markup=False,
+            highlight=False,
+        )
+        raise typer.Exit(EXIT_USAGE)
+    return step

@@ -5,31 +5,26 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from hlo_layout.api import read_dumps
 from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_INPUT,
     EXIT_USAGE,
     TOP_DEFAULT,
+    BackendOpt,
     BuffersOpt,
     DumpArgs,
     TopOpt,
     guard,
     progress,
-    report_error,
+    read_dumps,
     stderr_console,
 )
-from hlo_layout.layout.buffer_assignment import (
-    BufferAssignment,
-)
 from hlo_layout.syntax.parse import file_size
-from hlo_layout.syntax.tree import Module
 
 OutputOpt = Annotated[
     Path,
@@ -67,18 +62,11 @@ def _write(path: Path, text: str) -> None:
         raise typer.Exit(EXIT_USAGE) from None
 
 
-def write_html_report(
-    entries: list[tuple[str, Module, BufferAssignment | None]],
-    output: Path,
-    *,
-    top: int = TOP_DEFAULT,
-    progress: Callable[[int, int], None] | None = None,
-) -> None:
-    """Build the report of parsed (file, module, buffer assignment) triples and write the page
-    (also what `inspect --html FILE` would call)."""
-    from hlo_layout.report.html import build_report, render_html
+def write_html_report(data: dict[str, Any], output: Path) -> None:
+    """Write the page of report data (`hlo_layout.report.html`: `build_report` of dumps, or
+    `report_of` modules `inspect` already measured) and say where."""
+    from hlo_layout.report.html import render_html
 
-    data = build_report(entries, top=top, progress=progress)
     _write(output, render_html(data))
     for note in data["notes"]:
         stderr_console().print(f"note: {note}", markup=False, highlight=False)
@@ -91,6 +79,7 @@ def report(
     dumps: DumpArgs,
     output: OutputOpt,
     top: TopOpt = TOP_DEFAULT,
+    backend: BackendOpt = None,
     buffers: BuffersOpt = None,
 ) -> None:
     """Write one self-contained HTML report (no network needed to view it): memory over program
@@ -99,19 +88,17 @@ def report(
     assignment beside ours when it sits beside the dump. [bold]--top[/bold] bounds each list.
     """
     with guard("report"):
-        if buffers is not None and len(dumps) != 1:
-            stderr_console().print("error: --buffers goes with exactly one dump")
-            raise typer.Exit(EXIT_USAGE)
         if output.is_dir():
             stderr_console().print(f"error: {output} is a directory; give a file name for -o")
             raise typer.Exit(EXIT_USAGE)
         files = [(str(p), file_size(p)) for p in dumps]
         with progress(files, writes_stdout=str(output) == "-") as stages:
-            entries, errors = read_dumps(dumps, buffers=buffers, strict=False, progress=stages)
-            for error in errors:
-                report_error(error)
-            if entries:
+            loaded = read_dumps(dumps, backend=backend, buffers=buffers, stages=stages)
+            if loaded.dumps:
+                from hlo_layout.report.html import build_report
+
                 stages.start("measuring")
-                write_html_report(entries, output, top=top, progress=stages.callback)
-        if not entries or errors:
+                data = build_report(loaded.dumps, top=top, progress=stages.callback)
+                write_html_report(data, output)
+        if not loaded.dumps or loaded.errors:
             raise typer.Exit(EXIT_INPUT)

@@ -73,7 +73,6 @@ __all__ = [
     "TileStep",
     "array_bytes",
     "bit_width",
-    "buffer_assignment_beside",
     "byte_width",
     "delinearize",
     "element_offset",
@@ -112,7 +111,6 @@ _LAZY = (
     "Allocation",
     "AssignedValue",
     "BufferAssignment",
-    "buffer_assignment_beside",
     "parse_buffer_assignment",
     "read_buffer_assignment",
 )
@@ -122,7 +120,6 @@ if TYPE_CHECKING:
         Allocation,
         AssignedValue,
         BufferAssignment,
-        buffer_assignment_beside,
         parse_buffer_assignment,
         read_buffer_assignment,
     )

@@ -249,28 +249,3 @@ def parse_buffer_assignment(text: str, name: str = "<string>") -> BufferAssignme
 def read_buffer_assignment(path: str | Path) -> BufferAssignment:
     """`parse_buffer_assignment` on a file (plain or gzip)."""
     return parse_buffer_assignment(read_text(path), str(path))
-
-
-_DUMP_SUFFIXES = ("after_optimizations", "after-optimizations")
-
-
-def buffer_assignment_beside(dump: str | Path) -> Path | None:
-    """The buffer-assignment file XLA writes next to a dump, if there is one.
-
-    `m.jit_f.cpu_after_optimizations.txt` → `m.jit_f.cpu_after_optimizations-buffer-assignment.txt`
-    (XLA's --xla_dump_to names); `conv.after_optimizations.txt` → `conv.buffer-assignment.txt`.
-    """
-    dump = Path(dump)
-    stem = dump.name
-    for suffix in (".gz", ".txt", ".hlo"):
-        stem = stem.removesuffix(suffix)
-    candidates = [f"{stem}-buffer-assignment.txt", f"{stem}.buffer-assignment.txt"]
-    for marker in _DUMP_SUFFIXES:
-        if stem.endswith(marker):
-            base = stem[: -len(marker)].rstrip("._-")
-            candidates += [f"{base}.buffer-assignment.txt", f"{base}-buffer-assignment.txt"]
-    for name in candidates:
-        for candidate in (dump.with_name(name), dump.with_name(name + ".gz")):
-            if candidate != dump and candidate.is_file():
-                return candidate
-    return None

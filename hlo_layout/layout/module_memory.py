@@ -32,7 +32,7 @@ from hlo_layout.layout.size import (
     pointer_table_bytes,
 )
 from hlo_layout.memory.analysis import MemoryAnalysis, analyze_memory
-from hlo_layout.memory.backend import Backend
+from hlo_layout.memory.backend import Backend, BackendChoice
 from hlo_layout.memory.dataflow import computation_kinds, defines_value
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
@@ -373,16 +373,16 @@ def memory_report(
     progress: Callable[[int, int], None] | None = None,
     peak: bool = True,
     file: str | Path | None = None,
-    backend: Backend | None = None,
+    backend: Backend | BackendChoice | str | None = None,
 ) -> MemoryReport:
     """Build the memory report of a module, or of one computation of it (`computation`).
 
     `buffers` keeps the `top` largest values (all of them when `top` is None); totals and padding
     always cover every value. `progress(done, total)` is called once per computation measured.
     For a whole module (`computation` None) and `peak`, `report.peak` holds XLA's peak analysis
-    (`file`, the dump's path, tells it the backend as `memory` is told: name, files beside;
-    `backend`, when given, is used instead: a streamed skeleton keeps no attribute text to
-    detect it from, see `layout/skeleton.py`).
+    (`backend`: as the reader chose it, `hlo_layout.reader.Dump.backend`; None detects it from
+    the text and `file`'s name: a streamed skeleton keeps no attribute text to detect it from,
+    so the streamer passes it, see `layout/skeleton.py`).
     Raises KeyError when `computation` names no computation of the module.
     """
     facts = ShapeFacts()

@@ -28,13 +28,13 @@ from collections.abc import Container, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.memory.backend import (
-    CPU,
     TPU,
-    Backend,
+    BackendChoice,
+    TextSigns,
     backend_by_name,
-    backend_in_text,
-    resolve_backend,
+    choose_backend,
 )
 from hlo_layout.memory.dataflow import kinds_of_calls
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
@@ -388,29 +388,38 @@ class SpooledModule(Module):
         return (c for c in found if c is not None)
 
 
-_RANK = {"cpu": 0, "gpu": 1, "tpu": 2}
-
-
 class BackendVote:
-    """`memory.detect_backend` over a module read one computation at a time: what the text
-    says (`backend_in_text`, whose rules are each "any instruction of any computation", so the
-    strongest answer over the computations is the whole module's), then the file's name and
-    what lies beside it (`resolve_backend`, the one rule both paths use)."""
+    """`memory.detect_backend` over a module read one computation at a time: the text's signs
+    added computation by computation (`memory.backend.TextSigns`), then the file's name and what
+    lies beside it (`choose_backend`, the one rule both paths use)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self.found: tuple[Backend, str] = (CPU, "default (no GPU or TPU marks)")
-        #: The file's name decides first (`resolve_backend`): then the text is not read.
-        self.named = backend_by_name(path) is not None
+        self.signs = TextSigns()
+        #: The file's name decides first (`choose_backend`): then the text is not read, except
+        #: for a TPU's memory spaces.
+        named = backend_by_name(str(path) if path is not None else None)
+        self.named_tpu = named is not None and named[0] is TPU
+        self.named = named is not None and not self.named_tpu
 
     def add(self, computation: Computation) -> None:
-        if self.named or self.found[0] is TPU:
+        if self.named:
             return
-        found = backend_in_text(Module(None, (computation,)))
-        if _RANK[found[0].name] > _RANK[self.found[0].name]:
-            self.found = found
+        if self.named_tpu and not self.signs.tiled:
+            self.signs.tiled = True  # the name says TPU: only its memory spaces are wanted
+        self.signs.add((computation,))
 
-    def backend(self, path: str | Path | None) -> Backend:
-        return resolve_backend(lambda: self.found, path)[0]
+    def choice(
+        self,
+        path: str | Path | None,
+        target_arguments: tuple[str, str] | None = None,
+        assignment: BufferAssignment | None = None,
+    ) -> BackendChoice:
+        return choose_backend(
+            lambda: self.signs,
+            str(path) if path is not None else None,
+            target_arguments=target_arguments,
+            assignment=assignment,
+        )
 
 
 __all__ = [

@@ -2,31 +2,41 @@
 
 Modules mirror XLA's: `dataflow` (HloDataflowAnalysis), `alias` (HloAliasAnalysis), `live_range`
 (HloLiveRange), `assigner` (BufferAssigner), `heap_simulator` (HeapSimulator and
-GlobalDecreasingSizeBestFitHeap), `peak` (ComputePeakMemorySizes), `backend` (cpu/gpu/tpu
-settings). Pure computation: no Rich here.
+GlobalDecreasingSizeBestFitHeap), `peak` (the headline: the compiler's allocations, or
+ComputePeakMemorySizes on TPU), `backend` (cpu/gpu/tpu settings), `metadata` and `attribution`
+(which line of the user's program put a buffer there). Pure computation: no Rich here.
 """
 
 from hlo_layout.memory.analysis import (
     SCHEMA_VERSION,
     LiveBuffer,
     MemoryAnalysis,
-    OpNameRow,
     SpacePeak,
     ValueRow,
     analyze_memory,
 )
-from hlo_layout.memory.backend import BACKENDS, Backend, backend_named, detect_backend
+from hlo_layout.memory.attribution import Group, Grouping, parse_grouping
+from hlo_layout.memory.backend import (
+    BACKENDS,
+    Backend,
+    BackendChoice,
+    backend_named,
+    detect_backend,
+)
 
 __all__ = [
     "BACKENDS",
     "SCHEMA_VERSION",
     "Backend",
+    "BackendChoice",
+    "Group",
+    "Grouping",
     "LiveBuffer",
     "MemoryAnalysis",
-    "OpNameRow",
     "SpacePeak",
     "ValueRow",
     "analyze_memory",
     "backend_named",
     "detect_backend",
+    "parse_grouping",
 ]

@@ -8,6 +8,7 @@ result's `to_dict()` is one element of `hlo-layout memory --format json`'s `modu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -19,16 +20,18 @@ from hlo_layout.layout.memory_space import peak_space_name
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
-from hlo_layout.memory.backend import Backend, backend_named, detect_backend
+from hlo_layout.memory.attribution import Group, Grouping, group_buffers
+from hlo_layout.memory.backend import Backend, BackendChoice, backend_named, detect_backend
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
+from hlo_layout.memory.gpu_alias import custom_call_target
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.memory.metadata import SourceInfo
-from hlo_layout.memory.peak import compute_peak
+from hlo_layout.memory.peak import SpaceFigures, compute_peak
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
 from hlo_layout.syntax.tree import Instruction, Module
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: At most this many numbers per memory space in `timeline` (max-pooled beyond).
 TIMELINE_POINTS = 2000
 
@@ -62,29 +65,50 @@ class LiveBuffer:
     end: int
     op_name: str | None
     source: str | None
+    #: The instruction inside the computation the defining instruction runs whose metadata
+    #: `op_name` and `source` are (None: its own; memory/metadata.py, NOTE: [attribution]).
+    via: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class SpacePeak:
+    """One memory space's headline and its parts (memory/peak.py, NOTE: [the headline])."""
+
     memory_space: int
     name: str
+    #: What the device must hold in this space: the compiler's allocations on CPU and GPU; on
+    #: TPU its static allocations + its heap trace's peak (the parts jax's peak adds up).
+    peak_bytes: int
     static_bytes: int
     temp_allocation_bytes: int
-    peak_live_bytes: int
+    #: The most bytes of temporaries live at once (the heap simulation's trace peak).
+    heap_peak_bytes: int
+    thread_local_bytes: int
+    #: The step where the most bytes are live, and those bytes (the live-at-peak table's sum).
     peak_step: int
     peak_instruction: str | None
+    live_bytes: int
     estimate: bool
+
+    @property
+    def fragmentation_bytes(self) -> int:
+        """The temp allocation's bytes no temporary needs at the heap's peak."""
+        return max(0, self.temp_allocation_bytes - self.heap_peak_bytes)
 
     def to_dict(self) -> dict[str, Any]:
         """This space's object in `memory --format json` (and `inspect`'s `peak`)."""
         return {
             "memory_space": self.memory_space,
             "name": self.name,
+            "peak_bytes": self.peak_bytes,
             "static_bytes": self.static_bytes,
             "temp_allocation_bytes": self.temp_allocation_bytes,
-            "peak_live_bytes": self.peak_live_bytes,
+            "heap_peak_bytes": self.heap_peak_bytes,
+            "fragmentation_bytes": self.fragmentation_bytes,
+            "thread_local_bytes": self.thread_local_bytes,
             "peak_step": self.peak_step,
             "peak_instruction": self.peak_instruction,
+            "live_bytes": self.live_bytes,
             "estimate": self.estimate,
         }
 
@@ -103,6 +127,21 @@ class _BufferColumns:
     instruction: list[Instruction] = field(default_factory=list)
     index: list[tuple[int, ...]] = field(default_factory=list)
     shape: list[Shape] = field(default_factory=list)
+    #: Rows whose memory a buffer defined at their last step takes over, and that step (they
+    #: are not listed live there: analysis._shared_steps).
+    taken: dict[int, int] = field(default_factory=dict)
+    #: The live spans of buffers whose values leave gaps (NormalizeAliasedBuffers keeps a gap
+    #: between a value's last use and the next value's definition); others span start-end.
+    spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def live(self, k: int, step: int) -> bool:
+        """Whether row k's buffer holds memory at `step` (taken over there excluded)."""
+        if self.taken.get(k) == step:
+            return False
+        spans = self.spans.get(k)
+        if spans is None:
+            return self.start[k] <= step <= self.end[k]
+        return any(s <= step <= e for s, e in spans)
 
     def row(self, k: int) -> LiveBuffer:
         return _live_buffer(
@@ -152,16 +191,12 @@ class _ValueColumns:
         ]
 
 
-@dataclass(frozen=True, slots=True)
-class OpNameRow:
-    op_name: str
-    bytes: int
-    values: int
-
-
 @dataclass
 class MemoryAnalysis:
-    """Peak memory of one module as XLA computes it (see the package docstring)."""
+    """Peak memory of one module as XLA computes it (see the package docstring).
+
+    `peak_bytes` is the headline (memory/peak.py, NOTE: [the headline]); `spaces` hold each
+    memory space's headline and parts."""
 
     module: str | None
     file: str | None
@@ -174,6 +209,12 @@ class MemoryAnalysis:
     timelines: dict[int, list[int]]
     sequence: list[str]
     compiler: dict | None = None
+    #: The TPU generation whose rules were used (`v4/v5e`, `v5p`, `v6e`), "" elsewhere.
+    tpu_generation: str = ""
+    #: Whether nothing decided the backend (or the TPU generation) and it was assumed.
+    backend_assumed: bool = False
+    #: The note saying how the backend was chosen (one of `notes`; "" when given).
+    backend_note: str = ""
     #: Every buffer with a live range; its LiveBuffer row is made when asked (`live_at`).
     _buffers: _BufferColumns | None = field(default=None, repr=False)
     #: The rows of `values`, or the columns they are made of on first use (JSON reads them).
@@ -187,6 +228,27 @@ class MemoryAnalysis:
             got = self._values = got.rows()
         return got
 
+    def headline_parts(self) -> list[tuple[str, int]]:
+        """The parts `peak_bytes` is the sum of, named as every view names them (memory/peak.py,
+        NOTE: [the headline]): static + temp allocation (+ thread-local) on CPU and GPU; static
+        + the largest heap peak (of its space) on TPU."""
+        static = sum(s.static_bytes for s in self.spaces)
+        if self.backend == "tpu":
+            top = max(self.spaces, key=lambda s: (s.heap_peak_bytes, -s.memory_space), default=None)
+            if top is None or not top.heap_peak_bytes:
+                return [("static", static)]
+            return [("static", static), (f"heap peak of {top.name}", top.heap_peak_bytes)]
+        parts = [("static", static), ("temp allocation", self.temp_allocation_bytes)]
+        local = sum(s.thread_local_bytes for s in self.spaces)
+        if local:
+            parts.append(("thread-local", local))
+        return parts
+
+    @property
+    def temp_allocation_bytes(self) -> int:
+        """The temp allocations of every space."""
+        return sum(s.temp_allocation_bytes for s in self.spaces)
+
     def live_at(self, step: int, space: int | None = None) -> list[LiveBuffer]:
         """Buffers live at a schedule step (all spaces, or one), largest first."""
         b = self._buffers
@@ -195,7 +257,7 @@ class MemoryAnalysis:
         rows = [
             b.row(k)
             for k, (s, e, sp) in enumerate(zip(b.start, b.end, b.color))
-            if s <= step <= e and (space is None or sp == space)
+            if s <= step <= e and (space is None or sp == space) and b.live(k, step)
         ]
         rows.sort(key=lambda r: (-r.bytes, r.name, r.index))
         return rows
@@ -210,10 +272,11 @@ class MemoryAnalysis:
 
     @property
     def peak_space(self) -> SpacePeak | None:
-        """The space whose live bytes peak highest (the default space on ties)."""
+        """The space with the most bytes live at one step (the default space on ties): its
+        buffers are the ones `live_at_peak()` lists."""
         if not self.spaces:
             return None
-        return max(self.spaces, key=lambda s: (s.peak_live_bytes, -s.memory_space))
+        return max(self.spaces, key=lambda s: (s.live_bytes, -s.memory_space))
 
     def live_at_peak(self, space: int | None = None) -> list[LiveBuffer]:
         if space is None:
@@ -224,16 +287,9 @@ class MemoryAnalysis:
             return []
         return self.live_at(sp.peak_step, sp.memory_space)
 
-    def by_op_name(self, rows: list[LiveBuffer]) -> list[OpNameRow]:
-        acc: dict[str, list[int]] = {}
-        for b in rows:
-            key = b.op_name or b.name
-            got = acc.setdefault(key, [0, 0])
-            got[0] += b.bytes
-            got[1] += 1
-        out = [OpNameRow(k, v[0], v[1]) for k, v in acc.items()]
-        out.sort(key=lambda r: (-r.bytes, r.op_name))
-        return out
+    def grouped(self, rows: list[LiveBuffer], grouping: Grouping) -> list[Group]:
+        """Buffers grouped by source line or op_name (memory/attribution.py), largest first."""
+        return group_buffers(rows, grouping)
 
     def timeline(self, space: int) -> tuple[list[int], int]:
         """Live bytes per step of one space, max-pooled to at most TIMELINE_POINTS numbers.
@@ -245,9 +301,21 @@ class MemoryAnalysis:
             return list(series), 1
         return [max(series[k : k + bucket]) for k in range(0, len(series), bucket)], bucket
 
-    def to_dict(self) -> dict:
-        """One element of the `modules` list of `hlo-layout memory --format json`."""
-        peak_rows = self.live_at_peak()
+    def to_dict(
+        self,
+        *,
+        top: int | None = None,
+        op_depth: int = 0,
+        space: int | None = None,
+        at: int | None = None,
+    ) -> dict:
+        """One element of the `modules` list of `hlo-layout memory --format json`.
+
+        `top` keeps the largest rows of each list (all when None; `values` always holds every
+        value), `op_depth` groups `by_op_name` by that many `/`-parts of op_name (0: whole),
+        `space` lists the buffers live at that space's peak (default: the space with the most
+        bytes live), `at` adds what is live at that schedule step (`at`)."""
+        peak_rows = self.live_at_peak(space)
         timeline = []
         for sp in self.spaces:
             values, bucket = self.timeline(sp.memory_space)
@@ -263,10 +331,14 @@ class MemoryAnalysis:
             "module": self.module,
             "file": self.file,
             "backend": self.backend,
+            "tpu_generation": self.tpu_generation or None,
+            "backend_assumed": self.backend_assumed,
             "scheduled": self.scheduled,
             "notes": list(self.notes),
             "peak_bytes": self.peak_bytes,
             "static_bytes": self.static_bytes,
+            "temp_allocation_bytes": self.temp_allocation_bytes,
+            "peak_parts": [{"name": n, "bytes": b} for n, b in self.headline_parts()],
             "spaces": [s.to_dict() for s in self.spaces],
             "values": [
                 {
@@ -280,17 +352,34 @@ class MemoryAnalysis:
                 }
                 for v in self.values
             ],
-            "live_at_peak": [_buffer_dict(b) for b in peak_rows],
+            "live_at_peak": [buffer_dict(b) for b in peak_rows[:top]],
+            "live_at_peak_total": len(peak_rows),
             "timeline": timeline,
+            "by_source": [
+                {"source": g.key, "bytes": g.bytes, "values": g.buffers}
+                for g in self.grouped(peak_rows, Grouping("source"))[:top]
+            ],
             "by_op_name": [
-                {"op_name": r.op_name, "bytes": r.bytes, "values": r.values}
-                for r in self.by_op_name(peak_rows)
+                {"op_name": g.key, "bytes": g.bytes, "values": g.buffers}
+                for g in self.grouped(peak_rows, Grouping("op", op_depth))[:top]
             ],
             "compiler": self.compiler,
+            **({} if at is None else {"at": self._at_dict(at, space, top)}),
+        }
+
+    def _at_dict(self, step: int, space: int | None, top: int | None) -> dict:
+        live = self.live_at(step, space)
+        return {
+            "step": step,
+            "instruction": self.sequence[step] if 0 <= step < len(self.sequence) else None,
+            "live_bytes": sum(b.bytes for b in live),
+            "live": [buffer_dict(b) for b in live[:top]],
+            "live_total": len(live),
         }
 
 
-def _buffer_dict(b: LiveBuffer) -> dict:
+def buffer_dict(b: LiveBuffer) -> dict:
+    """A buffer's object in `live_at_peak` (and `at.live`)."""
     return {
         "name": b.name,
         "index": list(b.index),
@@ -304,6 +393,7 @@ def _buffer_dict(b: LiveBuffer) -> dict:
         "end": b.end,
         "op_name": b.op_name,
         "source": b.source,
+        "via": b.via,
     }
 
 
@@ -315,6 +405,18 @@ def _allocation_kind(kind: str, live_out: bool) -> str:
     if kind in ("parameter", "constant", "thread_local"):
         return kind
     return "output" if live_out else "temp"
+
+
+def _compiler_vmem(be: Backend, assignment: BufferAssignment | None) -> dict[int, int]:
+    """The compiler's temp allocation of each space libtpu's memory-space assignment places
+    (VMEM), where its buffer assignment is beside the dump: ours there is an estimate."""
+    if assignment is None or not be.msa_spaces:
+        return {}
+    out: dict[int, int] = {}
+    for x in assignment.allocations:
+        if x.is_preallocated_temp and x.color in be.msa_spaces:
+            out[x.color] = out.get(x.color, 0) + x.size
+    return out
 
 
 def _compiler_figures(assignment: BufferAssignment) -> dict:
@@ -334,36 +436,41 @@ def _compiler_figures(assignment: BufferAssignment) -> dict:
 
 def analyze_memory(
     module: Module,
-    backend: str | Backend | None = None,
+    backend: str | Backend | BackendChoice | None = None,
     buffer_assignment: BufferAssignment | None = None,
     *,
     file: str | Path | None = None,
 ) -> MemoryAnalysis:
     """XLA's memory analysis of a parsed module (see the module docstring).
 
-    `backend` overrides detection (`cpu`, `gpu`, `tpu`); `buffer_assignment` is the compiler's
-    own file when one is beside the dump: shown beside our figures (and, on TPU, the labelled
-    source of VMEM), never used to compute ours. Raises ValueError for a module with no
-    computation and KeyError for an unknown backend name.
+    `backend`: a name of BACKENDS or settings to use, or how the reader chose them
+    (`hlo_layout.reader.Dump.backend`); None detects it from the module's text and `file`'s name
+    alone. `buffer_assignment` is the compiler's own file when one is beside the dump: shown
+    beside our figures (and, on TPU, the labelled source of VMEM), never used to compute ours.
+    Raises ValueError for a module with no computation and KeyError for an unknown backend name.
     """
+    if isinstance(backend, BackendChoice):
+        choice = backend
+    elif isinstance(backend, Backend):
+        choice = BackendChoice(backend, "--backend")
+    elif backend is not None:
+        choice = BackendChoice(backend_named(backend), "--backend")
+    else:
+        choice = detect_backend(module, str(file) if file is not None else None)
     with collector.paused():
-        return _analyze(module, backend, buffer_assignment, file)
+        return _analyze(module, choice, buffer_assignment, file)
 
 
 def _analyze(
     module: Module,
-    backend: str | Backend | None,
+    choice: BackendChoice,
     buffer_assignment: BufferAssignment | None,
     file: str | Path | None,
 ) -> MemoryAnalysis:
     notes: list[str] = []
-    if isinstance(backend, Backend):
-        be = backend
-    elif backend is not None:
-        be = backend_named(backend)
-    else:
-        be, why = detect_backend(module, file)
-        notes.append(f"backend {be.name} detected from {why}; --backend overrides")
+    be = choice.backend
+    if choice.reason != "--backend":
+        notes.append(choice.note)
     a = module.attr("is_scheduled")
     scheduled = a is not None and a.raw.strip().lower() == "true"
     if not scheduled:
@@ -375,7 +482,8 @@ def _analyze(
     alias = AliasAnalysis(df)
     lr = LiveRange(df, alias)
     assigner = BufferAssigner(df, alias, lr, be)
-    peak, static, _traces = compute_peak(assigner)
+    compiler_temps = _compiler_vmem(be, buffer_assignment)
+    peak, figures = compute_peak(assigner, compiler_temps)
     source = SourceInfo(module)
     sequence = [i.name for i in lr.sequence]
 
@@ -397,6 +505,14 @@ def _analyze(
     diffs: dict[int, list[int]] = {}
     bc = _BufferColumns(source)
     ranges = lr.ranges
+    #: On TPU the headline is jax's peak, whose heap traces hold no tuple pointer tables (they
+    #: get allocations of their own, folded into the temp allocation): live bytes leave them
+    #: out too, so they never exceed the headline.
+    tables_uncounted = be.name == "tpu"
+    #: Per allocation, its buffers' (start, end, offset, size, row): see _shared_steps.
+    row_of_buffer: dict[int, int] = {}
+    views: list[tuple[int, HloValue]] = []  # rows laid over their operands (concat views)
+    places: dict[int, list[tuple[int, int, int, int, int]]] = {}
 
     def record(v: HloValue, start: int, end: int) -> str:
         """Fill value v's row; its allocation's kind."""
@@ -413,6 +529,7 @@ def _analyze(
         return kind
 
     for n, buffer in enumerate(alias.buffers):
+        spans: list[tuple[int, int]] | None = None
         if len(buffer) == 1:  # most buffers: no min, max or key function to call
             rep = buffer[0]
             one = ranges.get(rep.id)
@@ -430,13 +547,36 @@ def _analyze(
             for r, v in ranged:
                 record(v, r.start, r.end)
             kind = v_kind[rep.id]  # rep is one of `ranged`
+            spans = _union((r.start, r.end) for r, _ in ranged)
+            if len(spans) > 1:  # the buffer is free between its values: another may use it
+                bc.spans[len(bc.start)] = spans
+        alloc = allocation_of_value[rep.id]
+        if tables_uncounted and alloc is not None and alloc.kind == "tuple" and not alloc.live_out:
+            continue  # a TPU pointer table among the temps: jax's peak does not count it
         size = assigner.buffer_size[n]
         color = assigner.buffer_color[n]
         d = diffs.get(color)
         if d is None:  # not setdefault: its default list would be built for every buffer
             d = diffs[color] = [0] * (n_steps + 1)
-        d[start] += size
-        d[min(end, n_steps - 1) + 1] -= size
+        place = None
+        if alloc is not None:
+            place = places.get(alloc.index)
+            if place is None:
+                place = places[alloc.index] = []
+        offset = alloc.values.get(rep.id, 0) if alloc is not None else 0
+        row_of_buffer[n] = len(bc.start)
+        if (
+            be.concat_views
+            and rep.instruction.opcode == "custom-call"
+            and not rep.index
+            and custom_call_target(rep.instruction) in be.concat_views
+        ):
+            views.append((len(bc.start), rep))
+        for s, e in spans or ((start, end),):
+            d[s] += size
+            d[min(e, n_steps - 1) + 1] -= size
+            if place is not None:
+                place.append((s, e, offset, size, len(bc.start)))
         bc.start.append(start)
         bc.end.append(end)
         bc.color.append(color)
@@ -446,42 +586,53 @@ def _analyze(
         bc.index.append(rep.index)
         bc.shape.append(rep.shape)
 
+    bc.taken = _shared_steps(places, bc.color, diffs)
+    for row, view in views:
+        # A view over its operands laid end to end (Backend.concat_views): operands dying
+        # where it is defined hold the view's own bytes.
+        start = bc.start[row]
+        for op in view.instruction.operands:
+            for ov in df.value_set(view.computation, op.name).get((), ()):
+                k = row_of_buffer.get(alias.buffer_of[ov.id])
+                if k is None or k == row or k in bc.taken or not bc.live(k, start):
+                    continue
+                if not bc.live(k, start + 1):
+                    bc.taken[k] = start
+                    d = diffs[bc.color[k]]
+                    d[start] -= bc.size[k]
+                    d[start + 1] += bc.size[k]
     timelines: dict[int, list[int]] = {}
     spaces: list[SpacePeak] = []
-    colors = sorted(set(diffs) | set(static) | set(assigner.temp_allocation_bytes))
-    for color in colors:
+    for color in sorted(set(diffs) | set(figures)):
         length = max(1, n_steps - 1)
         deltas = diffs.get(color)
         series = list(accumulate(deltas[:length])) if deltas is not None else [0] * length
         timelines[color] = series
         top = max(series, default=0)
         step = series.index(top) if series else 0
-        estimate = color in be.msa_spaces
-        temp = assigner.temp_allocation_bytes.get(color, 0)
-        if estimate and buffer_assignment is not None:
-            compiler_temp = sum(
-                x.size
-                for x in buffer_assignment.allocations
-                if x.is_preallocated_temp and x.color == color
+        f = figures.get(color) or SpaceFigures(0, 0, 0, 0, 0)
+        estimate = color in be.msa_spaces and color not in compiler_temps
+        spaces.append(
+            SpacePeak(
+                color,
+                _space_name(color, be.name),
+                f.peak_bytes,
+                f.static_bytes,
+                f.temp_allocation_bytes,
+                f.heap_peak_bytes,
+                f.thread_local_bytes,
+                step,
+                sequence[step] if step < len(sequence) else None,
+                top,
+                estimate,
             )
-            temp, estimate = compiler_temp, False
+        )
+        if color in compiler_temps and buffer_assignment is not None:
             notes.append(
                 f"S({color}) temp bytes are the compiler's "
                 f"(from {Path(buffer_assignment.name).name}): "
                 "libtpu's memory-space assignment is closed"
             )
-        spaces.append(
-            SpacePeak(
-                color,
-                _space_name(color, be.name),
-                static.get(color, 0),
-                temp,
-                top,
-                step,
-                sequence[step] if step < len(sequence) else None,
-                estimate,
-            )
-        )
         if estimate:
             notes.append(
                 f"S({color}) ({_space_name(color, be.name)}) is placed by libtpu's closed "
@@ -500,14 +651,69 @@ def _analyze(
         scheduled,
         notes,
         peak,
-        sum(static.values()),
+        sum(f.static_bytes for f in figures.values()),
         spaces,
         timelines,
         sequence,
         compiler,
+        be.generation,
+        choice.assumed,
+        choice.note if choice.reason != "--backend" else "",
         bc,
         vc,
     )
+
+
+def _union(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive [start, end] spans merged where they overlap or touch."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1] + 1:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+def _shared_steps(
+    places: dict[int, list[tuple[int, int, int, int, int]]],
+    colors: list[int],
+    diffs: dict[int, list[int]],
+) -> dict[int, int]:
+    """Count memory a buffer takes over from its dying operand once.
+
+    A buffer defined at step t may take the memory of an operand whose live range ends at t
+    (in place: CanShareOperandBufferWithUser; the heap simulator's ShareWith): both intervals
+    hold t, but the bytes are the same. For each such overlap of byte ranges in one allocation,
+    the step's live bytes lose the overlap (`diffs`, in place), so a space's live bytes never
+    exceed what is allocated. Returns the rows of buffers whose every byte is taken over at
+    their last step, and that step: `live_at` leaves them out there."""
+    taken: dict[int, int] = {}
+    for place in places.values():
+        if len(place) < 2:
+            continue
+        starting: dict[int, list[tuple[int, int, int, int, int]]] = {}
+        for p in place:
+            starting.setdefault(p[0], []).append(p)
+        for a_start, a_end, a_off, a_size, a_row in place:
+            news = starting.get(a_end)
+            if not news or a_start == a_end:
+                continue
+            covered = 0
+            for _b_start, _b_end, b_off, b_size, b_row in news:
+                if b_row == a_row:
+                    continue
+                overlap = min(a_off + a_size, b_off + b_size) - max(a_off, b_off)
+                if overlap > 0:
+                    covered += overlap
+            if covered:
+                d = diffs[colors[a_row]]
+                d[a_end] -= covered
+                d[a_end + 1] += covered
+                if covered >= a_size:
+                    taken[a_row] = a_end
+    return taken
 
 
 def _live_buffer(
@@ -526,7 +732,7 @@ def _live_buffer(
         logical = ab.logical_bytes if ab.logical_bytes is not None else size
     else:
         logical = size
-    op_name, src = source.of(instruction)
+    found = source.attribute(instruction, index)
     return LiveBuffer(
         instruction.name,
         index,
@@ -538,6 +744,7 @@ def _live_buffer(
         kind,
         start,
         end,
-        op_name,
-        src,
+        found.op_name,
+        found.source,
+        found.via,
     )

@@ -8,12 +8,13 @@ the temp allocation (XLA's `color_alignment`), and the bytes of a tuple's pointe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.syntax.shape import ArrayShape, BufferShape, Shape, TupleShape
-from hlo_layout.syntax.tree import LazyAttributes, Module
+from hlo_layout.syntax.tree import Computation, LazyAttributes, Module
 
 #: What `--backend` accepts. `tpu` assumes v4/v5e; the TPU generations differ in tuple tables
 #: and in whether sorts share buffers (see TPU_GENERATIONS).
@@ -83,6 +84,11 @@ class Backend:
     tables_sort_last: bool = False
     #: The TPU generation these settings are for (`v4/v5e`, `v5p`, `v6e`); "" elsewhere.
     generation: str = ""
+
+    @property
+    def label(self) -> str:
+        """The name people read: `cpu`, `gpu`, `tpu v6e`."""
+        return f"{self.name} {self.generation}" if self.generation else self.name
 
     def tuple_table_bytes(self, shape: TupleShape) -> int:
         raw = self.pointer_bytes * len(shape.elements)
@@ -163,39 +169,176 @@ def _tiled(shape: Shape) -> bool:
     return False
 
 
-def detect_backend(module: Module, path: str | Path | None = None) -> tuple[Backend, str]:
-    """The backend that wrote `module`, and why we think so.
+@dataclass(frozen=True, slots=True)
+class BackendChoice:
+    """The backend a dump was analysed with, and why: `assumed` when nothing decided it (no
+    compiler marks at all, or a TPU whose generation nothing beside or in the dump names), so
+    every command can say so once."""
 
-    File names first (`*gpu_after_optimizations*`, `*cpu_after_optimizations*`), then tiled
-    layouts (only the TPU compiler prints them), then GPU-only custom calls and backend configs.
-    CPU is the fallback. A TPU's generation comes from the `*.target_arguments.txt` libtpu
-    dumps beside the module (tpu_generation_beside); without one, v4/v5e is assumed and the
-    reason says so.
+    backend: Backend
+    reason: str
+    assumed: bool = False
+
+    @property
+    def note(self) -> str:
+        """One sentence for the notes: which backend, how it was found, how to override it."""
+        if self.reason == "--backend":
+            return f"backend {self.backend.label} (given with --backend)"
+        how = "assumed" if self.assumed else "from"
+        return f"backend {self.backend.label} {how} {self.reason}; --backend overrides"
+
+
+@dataclass(slots=True)
+class TextSigns:
+    """What a module's text says of the compiler that wrote it. Each sign is "any instruction of
+    any computation", so a module read a computation at a time (layout/skeleton.BackendVote)
+    gets the whole module's answer by adding its computations' signs."""
+
+    tiled: bool = False
+    gpu: bool = False
+    #: Memory spaces of TPU values (read once the text is known to be TPU's).
+    spaces: set[int] = field(default_factory=set)
+
+    def add(self, computations: Iterable[Computation]) -> None:
+        computations = list(computations)
+        if not self.tiled:
+            self.tiled = any(_tiled(i.shape) for c in computations for i in c.instructions)
+        if self.tiled:
+            for c in computations:
+                for i in c.instructions:
+                    _spaces(i.shape, self.spaces)
+            return
+        if not self.gpu:
+            # One search over the tails joined by newlines (no marker spans a line): a search
+            # per instruction cost more than the matching.
+            tails = [
+                attrs._text if type(attrs) is LazyAttributes else " ".join(map(str, attrs))
+                for c in computations
+                for i in c.instructions
+                if (attrs := i.attributes)
+            ]
+            self.gpu = _GPU_MARKERS.search("\n".join(tails)) is not None
+
+
+def text_signs(module: Module) -> TextSigns:
+    signs = TextSigns()
+    signs.add(module.computations)
+    return signs
+
+
+def detect_backend(
+    module: Module,
+    file_name: str | None = None,
+    *,
+    target_arguments: tuple[str, str] | None = None,
+    assignment: BufferAssignment | None = None,
+) -> BackendChoice:
+    """The backend that wrote `module`, and why we think so (pure: the reader hands in what it
+    found beside the dump, `hlo_layout.reader`).
+
+    The dump's file name first (XLA's dump names carry it), then the text (tiled layouts: only
+    the TPU compiler prints them; GPU-only custom calls and backend configs), else unknown and
+    CPU assumed. A TPU's generation: see `choose_backend`.
     """
-    return resolve_backend(lambda: backend_in_text(module), path)
-
-
-def resolve_backend(
-    from_text: Callable[[], tuple[Backend, str]], path: str | Path | None
-) -> tuple[Backend, str]:
-    """detect_backend given what the module's text says (`from_text`, asked only when the file
-    name does not decide): the one rule for a whole module and for a streamed one, whose text
-    is read a computation at a time (layout/skeleton.BackendVote)."""
-    be, why = backend_by_name(path) or from_text()
-    if be is not TPU:
-        return be, why
-    found = tpu_generation_beside(path) if path is not None else None
-    if found is not None:
-        return found[0], f"{why}; TPU {found[0].generation} from {found[1]}"
-    return be, (
-        f"{why}; TPU generation assumed v4/v5e (no *.target_arguments.txt beside the dump: "
-        "--backend tpu-v5p or tpu-v6e for those)"
+    return choose_backend(
+        lambda: text_signs(module),
+        file_name,
+        target_arguments=target_arguments,
+        assignment=assignment,
     )
 
 
-def backend_by_name(path: str | Path | None) -> tuple[Backend, str] | None:
+def choose_backend(
+    signs: Callable[[], TextSigns],
+    file_name: str | None = None,
+    *,
+    target_arguments: tuple[str, str] | None = None,
+    assignment: BufferAssignment | None = None,
+) -> BackendChoice:
+    """detect_backend given the text's signs (`signs`, asked only when the file name does not
+    decide; the one rule for a whole module and for a streamed one).
+
+    A TPU's generation, strongest first: the `*.target_arguments.txt` libtpu dumps beside the
+    module (`target_arguments` = (file name, text)); the buffer assignment beside it (tuple
+    pointer tables: 512 B on v4/v5e, 32 B granules on v5p/v6e); VMEM in `S(3)` (v4, whose
+    rules are v5e's) or SparseCore spaces `S(8)`-`S(15)` (v5p/v6e) in the text. Otherwise
+    v4/v5e is assumed, and said.
+    """
+    by_name = backend_by_name(file_name)
+    found: TextSigns | None = None
+    if by_name is not None:
+        be, why = by_name
+    else:
+        found = signs()
+        if found.tiled:
+            be, why = TPU, "tiled layouts"
+        elif found.gpu:
+            be, why = GPU, "GPU custom calls / backend configs"
+        else:
+            return BackendChoice(CPU, "(no GPU or TPU marks in the dump or its name)", True)
+    if be is not TPU:
+        return BackendChoice(be, why)
+    if target_arguments is not None:
+        named = tpu_generation_of(target_arguments[1])
+        if named is not None:
+            return BackendChoice(named, f"{why}; TPU {named.generation} from {target_arguments[0]}")
+    tables = _tables_in(assignment) if assignment is not None else None
+    ba_name = Path(assignment.name).name if assignment is not None else ""
+    if tables == "small":
+        return BackendChoice(
+            TPU_V6E,
+            f"({why}; v5p or v6e by the tuple tables under 512 B in {ba_name})",
+            True,
+        )
+    if tables == "512":
+        return BackendChoice(TPU, f"{why}; TPU v4/v5e (512 B tuple tables in {ba_name})")
+    if found is None:
+        found = signs()
+    if 3 in found.spaces and 1 not in found.spaces:
+        return BackendChoice(TPU, f"{why}; TPU v4 (VMEM in S(3))")
+    if found.spaces & _SPARSECORE_SPACES:
+        return BackendChoice(TPU_V6E, f"({why}; v5p or v6e by the SparseCore memory spaces)", True)
+    return BackendChoice(
+        TPU,
+        f"({why}; no *.target_arguments.txt or buffer assignment beside the dump names the "
+        "generation: --backend tpu-v5p or tpu-v6e for those)",
+        True,
+    )
+
+
+#: Memory spaces only SparseCore-bearing TPUs (v5p, v6e) use (libtpu 0.0.52's dumps).
+_SPARSECORE_SPACES = frozenset(range(8, 16))
+
+
+def _spaces(shape: Shape, out: set[int]) -> None:
+    if isinstance(shape, ArrayShape):
+        if shape.layout is not None and shape.layout.memory_space:
+            out.add(shape.layout.memory_space)
+    elif isinstance(shape, TupleShape):
+        for e in shape.elements:
+            _spaces(e, out)
+    elif isinstance(shape, BufferShape):
+        _spaces(shape.element, out)
+
+
+def _tables_in(assignment: BufferAssignment) -> str | None:
+    """What the tuple tables of a TPU buffer assignment say of the generation: "512" (v4/v5e:
+    8 B per element rounded up to 512 B), "small" (v5p/v6e: 4 B per element rounded up to 32 B),
+    None when it holds no table of at most 64 elements (both rules give 512 B above that)."""
+    for a in assignment.allocations:
+        for v in a.values:
+            text = v.shape_text
+            if not text.startswith("(") or v.index:
+                continue
+            shape = v.shape
+            if isinstance(shape, TupleShape) and 0 < len(shape.elements) <= 64:
+                return "512" if a.size == 512 else "small"
+    return None
+
+
+def backend_by_name(file_name: str | None) -> tuple[Backend, str] | None:
     """The backend a dump's file name gives (XLA's dump names carry it), or None."""
-    name = Path(path).name if path is not None else ""
+    name = Path(file_name).name if file_name is not None else ""
     if "gpu_after_optimizations" in name or re.search(r"\.sm_\d", name):
         return GPU, "file name"
     if "cpu_after_optimizations" in name:
@@ -205,48 +348,15 @@ def backend_by_name(path: str | Path | None) -> tuple[Backend, str] | None:
     return None
 
 
-def backend_in_text(module: Module) -> tuple[Backend, str]:
-    """The backend the module's text gives: tiled layouts mean TPU, then GPU-only custom calls
-    and backend configs mean GPU, else CPU. Each rule is "any instruction of any computation",
-    so a module read a computation at a time gets the same answer from the strongest one."""
-    for c in module.computations:
-        for i in c.instructions:
-            if _tiled(i.shape):
-                return TPU, "tiled layouts"
-    # One search over the tails joined by newlines (no marker spans a line): a search per
-    # instruction cost more than the matching.
-    tails = [
-        attrs._text if type(attrs) is LazyAttributes else " ".join(map(str, attrs))
-        for c in module.computations
-        for i in c.instructions
-        if (attrs := i.attributes)
-    ]
-    if _GPU_MARKERS.search("\n".join(tails)):
-        return GPU, "GPU custom calls / backend configs"
-    return CPU, "default (no GPU or TPU marks)"
-
-
 _VERSION = re.compile(r"^\s*version:\s*(\w+)", re.M)
 _VARIANT = re.compile(r'^\s*variant:\s*"([^"]*)"', re.M)
-_DUMP_SUFFIX = re.compile(r"\.(?:after|before)_optimizations.*$|\.txt$")
 
 
-def tpu_generation_beside(path: str | Path) -> tuple[Backend, str] | None:
-    """The TPU settings named by the `<module>.target_arguments.txt` that libtpu writes beside
-    `<module>.after_optimizations.txt` when it dumps, and that file's name; None without one
-    (or for a generation not in TPU_GENERATIONS)."""
-    p = Path(path)
-    stem = _DUMP_SUFFIX.sub("", p.name)
-    candidate = p.with_name(f"{stem}.target_arguments.txt")
-    try:
-        if not candidate.is_file() or candidate.stat().st_size > 1 << 20:
-            return None
-        text = candidate.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    version = _VERSION.search(text)
+def tpu_generation_of(target_arguments: str) -> Backend | None:
+    """The TPU settings named by the text of a `*.target_arguments.txt` (libtpu's
+    `tpu_topology_args.version` and `variant`); None for a generation not in TPU_GENERATIONS."""
+    version = _VERSION.search(target_arguments)
     if version is None:
         return None
-    variant = _VARIANT.search(text)
-    be = TPU_GENERATIONS.get((version.group(1), variant.group(1) if variant else ""))
-    return (be, candidate.name) if be is not None else None
+    variant = _VARIANT.search(target_arguments)
+    return TPU_GENERATIONS.get((version.group(1), variant.group(1) if variant else ""))

@@ -1,11 +1,24 @@
 """The user's source op of an instruction: `metadata={op_name=... source_file=... source_line=...}`
-or, in newer dumps, a `stack_frame_id` resolved through the module's StackFrames sections."""
+or, in newer dumps, a `stack_frame_id` resolved through the module's StackFrames sections.
+
+NOTE: [attribution] A buffer is attributed to the line of the user's program that put it there:
+its defining instruction's own metadata; else, for an instruction that runs a computation of its
+own (a fusion, a call, a custom call with a body), the root-most instruction with metadata inside
+it, found breadth first from the computation's root (for element k of a tuple-shaped result,
+from the root's operand k): the instruction that writes the output; else (a copy, layout change
+or convert the compiler added, with no metadata anywhere inside) the nearest producer upstream
+with metadata, breadth first through its operands: the value it is a copy of. XLA's fusion passes
+keep the fused instructions' metadata but often give the fusion none of its own, so without this
+a fusion root (most of a compiled program's buffers) would have no source.
+"""
 
 from __future__ import annotations
 
 import re
+from collections import deque
+from dataclasses import dataclass
 
-from hlo_layout.syntax.tree import Instruction, Module
+from hlo_layout.syntax.tree import Computation, Instruction, Module
 from hlo_layout.syntax.values import unescape
 
 _OP_NAME = re.compile(r'op_name="((?:[^"\\]|\\.)*)"')
@@ -25,6 +38,7 @@ class SourceInfo:
         self.files: dict[int, str] = {}
         self.locations: dict[int, tuple[int, int]] = {}
         self.frames: dict[int, int] = {}
+        self._homes: dict[str, Computation] | None = None
 
     def _read_sections(self) -> None:
         self._read = True
@@ -39,6 +53,85 @@ class SourceInfo:
                 elif section.name == "StackFrames":
                     f = dict((k, int(v)) for k, v in _FIELD.findall(raw))
                     self.frames[e.id] = f.get("file_location_id", 0)
+
+    def attribute(self, i: Instruction, index: tuple[int, ...] = ()) -> Attribution:
+        """Where the value of `i` at `index` comes from in the user's program (NOTE:
+        [attribution])."""
+        op_name, source = self.of(i)
+        if op_name is not None or source is not None:
+            return Attribution(op_name, source, None)
+        seen: set[str] = set()
+        for body, start in self._bodies(i, index):
+            found = self._root_most(body, start, seen)
+            if found is not None:
+                return self._via(found)
+        home = self._home().get(i.name)
+        if home is not None:
+            found = self._root_most(home, i, seen, skip_start=True)
+            if found is not None:
+                return self._via(found)
+        return Attribution(None, None, None)
+
+    def _via(self, found: Instruction) -> Attribution:
+        op_name, source = self.of(found)
+        return Attribution(op_name, source, found.name)
+
+    def _home(self) -> dict[str, Computation]:
+        """Each instruction's computation (names are unique in a module), built on first use."""
+        if self._homes is None:
+            self._homes = {i.name: c for c in self.module.computations for i in c.instructions}
+        return self._homes
+
+    def _bodies(
+        self, i: Instruction, index: tuple[int, ...]
+    ) -> list[tuple[Computation, Instruction | None]]:
+        """The computations `i` runs, each with where to start: its root, or for a tuple root
+        the operand holding element `index[0]` (None: the root)."""
+        out: list[tuple[Computation, Instruction | None]] = []
+        for name in i.called_computations:
+            body = self.module.computation(name)
+            if body is not None and body.root is not None:
+                out.append((body, _element(body, body.root, index)))
+        return out
+
+    def _root_most(
+        self,
+        body: Computation,
+        start: Instruction | None,
+        seen: set[str],
+        *,
+        skip_start: bool = False,
+    ) -> Instruction | None:
+        """Breadth first from `start` (the root) through operands: the first instruction with
+        metadata, looking into nested computations the same way (`skip_start`: from `start`'s
+        operands, its own being known to be empty)."""
+        key = body.name if not skip_start else f"{body.name}/{start}"
+        if key in seen:
+            return None
+        seen.add(key)
+        root = start if start is not None else body.root
+        if root is None:
+            return None
+        queue: deque[Instruction] = deque((root,))
+        visited = {root.name}
+        while queue:
+            x = queue.popleft()
+            if skip_start and x is root:
+                op_name = source = None
+            else:
+                op_name, source = self.of(x)
+            if op_name is not None or source is not None:
+                return x
+            for nested, nested_start in self._bodies(x, ()):
+                found = self._root_most(nested, nested_start, seen)
+                if found is not None:
+                    return found
+            for o in x.operands:
+                y = body.resolve(o)
+                if y is not None and y.name not in visited:
+                    visited.add(y.name)
+                    queue.append(y)
+        return None
 
     def of(self, i: Instruction) -> tuple[str | None, str | None]:
         a = i.attr("metadata")
@@ -58,3 +151,27 @@ class SourceInfo:
             if loc is not None and loc[0] in self.files:
                 return op_name, f"{self.files[loc[0]]}:{loc[1]}"
         return op_name, None
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """A value's op_name and `file:line`, and `via`: the instruction inside the computation it
+    runs that they were taken from (None when they are its own)."""
+
+    op_name: str | None
+    source: str | None
+    via: str | None
+
+
+def _element(body: Computation, root: Instruction, index: tuple[int, ...]) -> Instruction | None:
+    """The instruction of `body` that writes element `index` of its tuple-shaped root (following
+    nested tuples), or None for the root itself."""
+    x = root
+    for k in index:
+        if x.opcode != "tuple" or k >= len(x.operands):
+            break
+        nxt = body.resolve(x.operands[k])
+        if nxt is None:
+            break
+        x = nxt
+    return None if x is root else x

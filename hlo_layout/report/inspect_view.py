@@ -12,6 +12,7 @@ from rich.text import Text
 from hlo_layout.layout.module_memory import MemoryReport
 from hlo_layout.report.memory_view import render_memory_detail, render_memory_lead
 from hlo_layout.report.model import ModuleSummary
+from hlo_layout.report.units import human_bytes
 
 
 def _counts(title: str, rows: list[tuple[str, int]], top: int, style: str) -> Table:
@@ -63,8 +64,35 @@ def render_inspect(
     top: int,
     reports: Sequence[MemoryReport | None] | None = None,
 ) -> RenderableType:
-    """All modules of one `inspect` call, one block each (with its memory report when given)."""
+    """All modules of one `inspect` call, one block each (with its memory report when given),
+    led by a row per module when there are several."""
     reports = reports or [None] * len(summaries)
-    return Group(
-        *(_module(summary, file, top, r) for (file, summary), r in zip(summaries, reports))
-    )
+    blocks: list[RenderableType] = [
+        _module(summary, file, top, r) for (file, summary), r in zip(summaries, reports)
+    ]
+    if len(summaries) > 1:
+        blocks[:0] = [_modules_table(summaries, reports), Text("")]
+    return Group(*blocks)
+
+
+def _modules_table(
+    summaries: Sequence[tuple[str, ModuleSummary]], reports: Sequence[MemoryReport | None]
+) -> Table:
+    """One row per module: its peak and parts (the `memory` headline), padding, backend."""
+    t = Table(title="modules", title_justify="left", box=None, pad_edge=False, title_style="bold")
+    figures = ("peak", "static", "temp allocation", "padding")
+    for col in ("module", *figures, "backend", "file"):
+        t.add_column(col, justify="right" if col in figures else "left")
+    for (file, summary), r in zip(summaries, reports):
+        ma = r.peak if r is not None else None
+        padding = sum(x.padding_bytes for x in r.totals) if r is not None else None
+        t.add_row(
+            summary.module or "(unnamed)",
+            human_bytes(ma.peak_bytes) + ("" if ma.scheduled else " ~") if ma else "-",
+            human_bytes(ma.static_bytes) if ma else "-",
+            human_bytes(ma.temp_allocation_bytes) if ma else "-",
+            human_bytes(padding) if padding is not None else "-",
+            (ma.backend + (f" {ma.tpu_generation}" if ma.tpu_generation else "")) if ma else "-",
+            file,
+        )
+    return t

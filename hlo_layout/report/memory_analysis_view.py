@@ -1,5 +1,6 @@
-"""Rich view of `hlo-layout memory`: the peak per memory space, a memory-over-program-order chart,
-the buffers live at the peak and the peak broken down by op_name."""
+"""Rich view of `hlo-layout memory`: the peak and its parts per memory space, a
+memory-over-program-order chart, the buffers live at the peak and the peak grouped by source line
+or op_name."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table
 from rich.text import Text
 
-from hlo_layout.memory import LiveBuffer, MemoryAnalysis
+from hlo_layout.memory import Grouping, LiveBuffer, MemoryAnalysis
 from hlo_layout.report.memory_view import space_label
+from hlo_layout.report.peak_view import peak_block
 from hlo_layout.report.units import human_bytes
 from hlo_layout.units import format_share
 
+#: The default grouping of the peak (`memory --by source`).
+BY_SOURCE = Grouping("source")
 _BLOCKS = " ▁▂▃▄▅▆▇█"
 CHART_WIDTH = 72
 CHART_ROWS = 4
@@ -53,7 +57,7 @@ def _chart(ma: MemoryAnalysis, space: int, width: int = CHART_WIDTH) -> Text:
     bucket = max(1, -(-len(series) // width))
     mark = " " * (sp.peak_step // bucket) + "▲"
     out = Text()
-    out.append(f"{human_bytes(sp.peak_live_bytes):>9} ┤", style="dim")
+    out.append(f"{human_bytes(sp.live_bytes):>9} ┤", style="dim")
     out.append(lines[0] + "\n", style="cyan")
     for line in lines[1:]:
         out.append(" " * 10 + "│", style="dim")
@@ -68,6 +72,30 @@ def _chart(ma: MemoryAnalysis, space: int, width: int = CHART_WIDTH) -> Text:
     else:
         out.append("\n" + " " * 11 + label, style="dim")
     return out
+
+
+def _groups_table(
+    ma: MemoryAnalysis, rows: list[LiveBuffer], grouping: Grouping, top: int
+) -> Table:
+    t = Table(
+        title=f"peak by {grouping.label}", title_justify="left", show_edge=False, pad_edge=False
+    )
+    t.add_column("bytes", justify="right")
+    t.add_column("share", justify="right")
+    t.add_column("buffers", justify="right")
+    t.add_column(grouping.label)
+    total = sum(b.bytes for b in rows) or 1
+    groups = ma.grouped(rows, grouping)
+    for g in groups[:top]:
+        key = (
+            g.key
+            if g.key is not None
+            else f"(no {'source line' if grouping.by == 'source' else 'op_name'})"
+        )
+        t.add_row(human_bytes(g.bytes), format_share(g.bytes, total), str(g.buffers), key)
+    if len(groups) > top:
+        t.caption = f"{len(groups) - top} more (--top)"
+    return t
 
 
 def _buffers_table(title: str, rows: list[LiveBuffer], top: int) -> Table:
@@ -106,54 +134,26 @@ def render_memory(
     top: int = 20,
     space: int | None = None,
     at: list[int | None] | None = None,
+    grouping: Grouping = BY_SOURCE,
 ) -> RenderableType:
-    """The whole report, one block per module."""
+    """The whole report: a summary row per module when there are several, then one block each."""
     parts: list[RenderableType] = []
+    if len(analyses) > 1:
+        parts.append(summary_table(analyses))
     for n, ma in enumerate(analyses):
-        if n:
+        if n or len(analyses) > 1:
             parts.append(Text(""))
         head = Text()
         head.append(f"{ma.module or '(unnamed module)'}", style="bold")
-        head.append(f"  backend {ma.backend}", style="dim")
-        if not ma.scheduled:
-            head.append("  (not scheduled: estimate)", style="yellow")
+        head.append(
+            f"  backend {backend_label(ma)}" + (" (assumed)" if ma.backend_assumed else ""),
+            style="dim",
+        )
         parts.append(head)
         if ma.file:  # its own line: a long path would push the backend onto a line of its own
             parts.append(Text(ma.file, style="dim"))
+        parts.append(peak_block(ma))
         tpu = ma.backend == "tpu"
-        peak = Text()
-        peak.append("peak ", style="bold")
-        peak.append(human_bytes(ma.peak_bytes), style="bold green")
-        peak.append(
-            f"  = static {human_bytes(ma.static_bytes)} + heap "
-            f"{human_bytes(ma.peak_bytes - ma.static_bytes)}  (XLA ComputePeakMemorySizes)",
-            style="dim",
-        )
-        parts.append(peak)
-        t = Table(show_edge=False, pad_edge=False)
-        for col in ("space", "static", "temp allocation", "peak live", "at step", "instruction"):
-            t.add_column(
-                col,
-                justify="left" if col in ("space", "instruction") else "right",
-                no_wrap=col == "space",
-            )
-        compiler_temps = (ma.compiler or {}).get("temp_allocation_bytes", {})
-        if compiler_temps:
-            t.add_column("compiler temp", justify="right")
-        for s in ma.spaces:
-            row = [
-                space_label(s.memory_space, tpu) + (" ~estimate" if s.estimate else ""),
-                human_bytes(s.static_bytes),
-                human_bytes(s.temp_allocation_bytes),
-                human_bytes(s.peak_live_bytes),
-                str(s.peak_step),
-                s.peak_instruction or "",
-            ]
-            if compiler_temps:
-                c = compiler_temps.get(str(s.memory_space))
-                row.append(human_bytes(c) if c is not None else "-")
-            t.add_row(*row)
-        parts.append(t)
         shown = [s for s in ma.spaces if space is None or s.memory_space == space]
         for s in shown:
             if not ma.timelines.get(s.memory_space):
@@ -169,25 +169,13 @@ def render_memory(
         if sp is not None:
             parts.append(
                 _buffers_table(
-                    f"live at the peak of {space_label(sp.memory_space, tpu)} "
-                    f"(step {sp.peak_step}, {human_bytes(sp.peak_live_bytes)}), largest first",
+                    f"live at the peak step of {space_label(sp.memory_space, tpu)} "
+                    f"(step {sp.peak_step}, {human_bytes(sp.live_bytes)}), largest first",
                     rows,
                     top,
                 )
             )
-            ops = Table(
-                title="peak by op_name", title_justify="left", show_edge=False, pad_edge=False
-            )
-            ops.add_column("bytes", justify="right")
-            ops.add_column("share", justify="right")
-            ops.add_column("buffers", justify="right")
-            ops.add_column("op_name")
-            total = sum(b.bytes for b in rows) or 1
-            for r in ma.by_op_name(rows)[:top]:
-                ops.add_row(
-                    human_bytes(r.bytes), format_share(r.bytes, total), str(r.values), r.op_name
-                )
-            parts.append(ops)
+            parts.append(_groups_table(ma, rows, grouping, top))
         step = at[n] if at is not None and n < len(at) else None
         if step is not None:
             live = ma.live_at(step, space)
@@ -200,5 +188,31 @@ def render_memory(
                 )
             )
         for note in ma.notes:
-            parts.append(Text(f"note: {note}", style="dim"))
+            if note != ma.backend_note:  # said once on stderr, and in the header
+                parts.append(Text(f"note: {note}", style="dim"))
     return Group(*parts)
+
+
+def backend_label(ma: MemoryAnalysis) -> str:
+    return f"{ma.backend} {ma.tpu_generation}" if ma.tpu_generation else ma.backend
+
+
+def summary_table(analyses: list[MemoryAnalysis]) -> Table:
+    """One row per module (several dumps, a dump folder): file, peak and its parts, backend."""
+    t = Table(title="modules", title_justify="left", show_edge=False, pad_edge=False)
+    figures = ("peak", "static", "temp allocation", "padding at peak")
+    for col in ("module", *figures, "backend", "file"):
+        t.add_column(col, justify="right" if col in figures else "left")
+    for ma in analyses:
+        t.add_row(
+            ma.module or "(unnamed)",
+            human_bytes(ma.peak_bytes) + ("" if ma.scheduled else " ~"),
+            human_bytes(ma.static_bytes),
+            human_bytes(ma.temp_allocation_bytes),
+            human_bytes(sum(b.padding_bytes for b in ma.live_at_peak())),
+            backend_label(ma) + (" (assumed)" if ma.backend_assumed else ""),
+            ma.file or "",
+        )
+    if not all(ma.scheduled for ma in analyses):
+        t.caption = "~ estimate: the dump is not scheduled"
+    return t

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from rich.console import RenderableType, group
+from rich.console import Group, RenderableType, group
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
@@ -253,34 +253,18 @@ def _allocations(report: MemoryReport, top: int) -> Iterator[RenderableType]:
         )
 
 
-def _peak(report: MemoryReport) -> Table | None:
-    """XLA's peak, one line per memory space (`hlo-layout memory` has the whole story)."""
+def _peak(report: MemoryReport) -> RenderableType | None:
+    """The peak and its parts per memory space, as `hlo-layout memory` shows them (the same
+    renderer: report/peak_view.py), with a pointer to the whole story."""
     ma = report.peak
     if ma is None:
         return None
-    title = f"peak memory {human_bytes(ma.peak_bytes)} (static {human_bytes(ma.static_bytes)})"
-    if not ma.scheduled:
-        title += " — estimate: the dump is not scheduled"
-    table = _table(title)
-    table.add_column("space")
-    table.add_column("static", justify="right")
-    table.add_column("temps", justify="right")
-    table.add_column("peak live", justify="right", style="bold")
-    table.add_column("at", style="hlo.name", overflow="fold")
-    for s in ma.spaces:
-        table.add_row(
-            Text(
-                space_label(s.memory_space, report.tpu) + (" ~estimate" if s.estimate else ""),
-                style="hlo.space",
-            ),
-            human_bytes(s.static_bytes),
-            human_bytes(s.temp_allocation_bytes),
-            human_bytes(s.peak_live_bytes),
-            f"step {s.peak_step} {s.peak_instruction or ''}",
-        )
-    table.caption = "hlo-layout memory DUMP: what is live at the peak, and why"
-    table.caption_justify = "left"
-    return table
+    from hlo_layout.report.peak_view import peak_block
+
+    return Group(
+        peak_block(ma),
+        Text("hlo-layout memory DUMP: what is live at the peak, and why", style="hlo.muted"),
+    )
 
 
 @group()

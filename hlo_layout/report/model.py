@@ -35,7 +35,7 @@ _encode_str = encode_str
 _json = _accel.load("_hlo_layout_json", _accel.ABIS["_hlo_layout_json"])
 
 #: Bumped when a key changes meaning or disappears (adding keys does not bump it).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: Depth of a computation object in the document (root, `modules`, module, `computations`).
 COMPUTATION_LEVEL = 4
@@ -422,13 +422,15 @@ def padding_group_json(group: PaddingGroup, rows: int | None = None) -> dict[str
 
 
 def peak_json(report: MemoryReport) -> dict[str, Any] | None:
-    """XLA's peak as the text view leads with it: total, static part, and per memory space."""
+    """The peak as the text view leads with it (`memory`'s headline and parts per space)."""
     ma = report.peak
     if ma is None:
         return None
     return {
         "peak_bytes": ma.peak_bytes,
         "static_bytes": ma.static_bytes,
+        "temp_allocation_bytes": ma.temp_allocation_bytes,
+        "backend": ma.backend,
         "scheduled": ma.scheduled,
         "spaces": [s.to_dict() for s in ma.spaces],
     }

@@ -36,6 +36,7 @@ from hlo_layout import collector
 from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.module_memory import ShapeFacts, memory_report
 from hlo_layout.layout.skeleton import BackendVote, SkeletonSpool
+from hlo_layout.memory.backend import BackendChoice
 from hlo_layout.report.json_text import write_document
 from hlo_layout.report.model import (
     SCHEMA_VERSION,
@@ -83,6 +84,7 @@ class _Module:
         file: str,
         assignment: BufferAssignment | None,
         top: int | None,
+        beside: Beside,
     ) -> None:
         """The whole-module rules once all computations are in (else StreamFallback), then the
         memory report of the skeleton, by the in-memory path's own `memory_report`."""
@@ -92,9 +94,10 @@ class _Module:
             raise StreamFallback  # the in-memory path takes the last computation as the entry
         self.verifier = ModuleVerifier()  # drop the names: nothing more to check
         module = skeletons.module(self.name, self.attributes, self.entry)
-        report = memory_report(
-            module, assignment=assignment, top=top, backend=self.backend.backend(file)
+        backend = beside.backend or self.backend.choice(
+            file, beside.target_arguments, beside.assignment
         )
+        report = memory_report(module, assignment=assignment, top=top, backend=backend)
         self.head = module_head(
             self.name,
             file,
@@ -138,6 +141,17 @@ def _add(
     forget_tails()
 
 
+@dataclass(frozen=True, slots=True)
+class Beside:
+    """What the reader found beside the dump (`hlo_layout.reader`) that decides the backend:
+    `backend` when given (`--backend`), else the target arguments (name, text) and the
+    buffer assignment the text's signs are weighed with (`memory.backend.choose_backend`)."""
+
+    backend: BackendChoice | None = None
+    target_arguments: tuple[str, str] | None = None
+    assignment: BufferAssignment | None = None
+
+
 def stream_inspect_json(
     path: Path,
     out: TextIO,
@@ -147,11 +161,13 @@ def stream_inspect_json(
     top: int | None = None,
     stage: Callable[[str], None] | None = None,
     report: Callable[[int, int], None] | None = None,
+    beside: Beside | None = None,
 ) -> None:
     """Write the whole `inspect --format json` document of one dump to `out`.
 
     `assignment` goes with a single-module dump (with `assignment_for_all`, with every module,
-    as for an explicit `--buffers`); `top` as `memory_report`'s. `stage(name)` hears when
+    as for an explicit `--buffers`); `top` as `memory_report`'s; `beside` what decides the
+    backend (as the whole-file reader decides it). `stage(name)` hears when
     reading, measuring and writing begin, `report(done, total)` how much is read (a bar's
     callbacks, `api.Progress`). Raises StreamFallback before
     writing anything when the dump needs the whole-file reader; HloInputError for an unreadable
@@ -161,7 +177,16 @@ def stream_inspect_json(
     # hold no cycles and are freed by reference counting, while its passes (one after each
     # batch's parse, and over the analysis' objects) cost 5-8 % of the run.
     with collector.paused():
-        _stream(path, out, assignment, assignment_for_all, top, stage or _silent, report)
+        _stream(
+            path,
+            out,
+            assignment,
+            assignment_for_all,
+            top,
+            stage or _silent,
+            report,
+            beside or Beside(),
+        )
 
 
 def _stream(
@@ -172,6 +197,7 @@ def _stream(
     top: int | None,
     stage: Callable[[str], None],
     report: Callable[[int, int], None] | None,
+    beside: Beside,
 ) -> None:
     text = InstructionText(ShapeFacts())
     file = str(path)
@@ -182,8 +208,13 @@ def _stream(
         for item in stream_items(path, report):
             if isinstance(item, ModuleHeader):
                 if modules:  # a second module: a buffer assignment found beside goes with none
+                    # a second module: nothing found beside the file goes with either
                     modules[-1].finish(
-                        skeletons, file, assignment if assignment_for_all else None, top
+                        skeletons,
+                        file,
+                        assignment if assignment_for_all else None,
+                        top,
+                        Beside(beside.backend),
                     )
                 modules.append(_Module(item.name, item.attributes, backend=BackendVote(file)))
                 continue
@@ -197,7 +228,13 @@ def _stream(
             raise StreamFallback  # nothing to read: the whole-file path says so
         single = len(modules) == 1 or assignment_for_all
         stage("measuring")
-        modules[-1].finish(skeletons, file, assignment if single else None, top)
+        modules[-1].finish(
+            skeletons,
+            file,
+            assignment if single else None,
+            top,
+            beside if len(modules) == 1 else Beside(beside.backend),
+        )
         heads = [m.head for m in modules]
         spliced = [m for m in modules if m.fragments]
 

@@ -10,12 +10,12 @@ from xml.etree import ElementTree as ET
 import pytest
 from typer.testing import CliRunner
 
-from hlo_layout.check.discover import expand, shard
 from hlo_layout.check.metrics import ModuleMetrics
 from hlo_layout.check.policy import PolicyError, load_config
 from hlo_layout.check.run import measure_file
 from hlo_layout.cli import app
 from hlo_layout.layout.size import footprint
+from hlo_layout.reader.discover import expand, shard
 from hlo_layout.syntax import parse_file
 from hlo_layout.units import format_bytes as format_size
 from hlo_layout.units import parse_size
@@ -228,7 +228,8 @@ def test_custom_call_rules_on_a_gpu_dump() -> None:
 
 
 def test_allocation_total_is_the_compilers() -> None:
-    from hlo_layout.layout.buffer_assignment import buffer_assignment_beside, read_buffer_assignment
+    from hlo_layout.layout.buffer_assignment import read_buffer_assignment
+    from hlo_layout.reader.sidefiles import buffer_assignment_beside
 
     total = read_buffer_assignment(buffer_assignment_beside(TRANSFORMER)).total_bytes
     assert metrics(TRANSFORMER).allocation_bytes == total > 0

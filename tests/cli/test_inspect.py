@@ -34,7 +34,7 @@ def test_inspect_json_schema() -> None:
     result = runner.invoke(app, ["inspect", str(SAMPLE), "--format", "json"])
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     (module,) = doc["modules"]
     assert module["module"] == "jit_transformer"
     tree = parse_file(SAMPLE)

@@ -7,11 +7,8 @@ from pathlib import Path
 import pytest
 
 from hlo_layout.errors import HloSyntaxError
-from hlo_layout.layout import (
-    buffer_assignment_beside,
-    parse_buffer_assignment,
-    read_buffer_assignment,
-)
+from hlo_layout.layout import parse_buffer_assignment, read_buffer_assignment
+from hlo_layout.reader.sidefiles import buffer_assignment_beside
 from hlo_layout.syntax import parse_file
 from tests.conftest import CORPUS, SAMPLES, corpus_id, hlo_files
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hlo_layout.layout.buffer_assignment import read_buffer_assignment
 from hlo_layout.memory import MemoryAnalysis, analyze_memory
-from hlo_layout.syntax import parse_file
+from hlo_layout.reader import load
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
@@ -47,6 +47,8 @@ def compiler_temps(path: Path) -> dict[int, int]:
     return out
 
 
-def analyze(path: Path, **kwargs: object) -> MemoryAnalysis:
-    """Our analysis of a dump, WITHOUT the compiler's buffer assignment."""
-    return analyze_memory(parse_file(path), file=str(path), **kwargs)  # type: ignore[arg-type]
+def analyze(path: Path, backend: str | None = None) -> MemoryAnalysis:
+    """Our analysis of a dump as the reader finds it (backend, TPU generation from the files
+    beside it), WITHOUT the compiler's buffer assignment."""
+    (dump,) = load(path).dumps
+    return analyze_memory(dump.module, backend or dump.backend, None, file=str(path))

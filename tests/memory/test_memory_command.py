@@ -7,23 +7,26 @@ import json
 from typer.testing import CliRunner
 
 from hlo_layout.cli import app
+from hlo_layout.layout.buffer_assignment import read_buffer_assignment
 from tests.memory.helpers import CORPUS, GENERATED
 
 CPU = CORPUS / "jax-cpu" / "module_0060.jit_f.cpu_after_optimizations.txt"
 runner = CliRunner()
 
 MODULE_KEYS = {
-    "module", "file", "backend", "scheduled", "notes", "peak_bytes", "static_bytes", "spaces",
-    "values", "live_at_peak", "timeline", "by_op_name", "compiler",
+    "module", "file", "backend", "tpu_generation", "backend_assumed", "scheduled", "notes",
+    "peak_bytes", "static_bytes", "temp_allocation_bytes", "peak_parts", "spaces", "values",
+    "live_at_peak", "live_at_peak_total", "timeline", "by_source", "by_op_name", "compiler",
 }  # fmt: skip
 SPACE_KEYS = {
-    "memory_space", "name", "static_bytes", "temp_allocation_bytes", "peak_live_bytes",
-    "peak_step", "peak_instruction", "estimate",
+    "memory_space", "name", "peak_bytes", "static_bytes", "temp_allocation_bytes",
+    "heap_peak_bytes", "fragmentation_bytes", "thread_local_bytes", "peak_step",
+    "peak_instruction", "live_bytes", "estimate",
 }  # fmt: skip
 VALUE_KEYS = {"name", "index", "start", "end", "bytes", "memory_space", "allocation"}
 LIVE_KEYS = {
     "name", "index", "shape", "bytes", "logical_bytes", "padding_bytes", "memory_space",
-    "allocation", "start", "end", "op_name", "source",
+    "allocation", "start", "end", "op_name", "source", "via",
 }  # fmt: skip
 
 
@@ -35,7 +38,7 @@ def _json(*args: str) -> dict:
 
 def test_json_contract_and_xla_peak_moment() -> None:
     doc = _json(str(CPU))
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     (m,) = doc["modules"]
     assert set(m) == MODULE_KEYS
     assert m["backend"] == "cpu" and m["scheduled"] is True
@@ -43,8 +46,12 @@ def test_json_contract_and_xla_peak_moment() -> None:
     assert set(space) == SPACE_KEYS
     assert all(set(v) == VALUE_KEYS for v in m["values"])
     assert all(set(b) == LIVE_KEYS for b in m["live_at_peak"])
+    # The headline: the compiler's allocations (its buffer assignment beside the dump).
+    ba = read_buffer_assignment(CPU.with_name(CPU.name.replace(".txt", "-buffer-assignment.txt")))
+    assert m["peak_bytes"] == space["peak_bytes"] == ba.total_bytes
+    assert sum(p["bytes"] for p in m["peak_parts"]) == m["peak_bytes"]
     # XLA's live-range file: "Live ranges at 6 (peak)", cumulative 293572 bytes.
-    assert space["peak_step"] == 6 and space["peak_live_bytes"] == 293572
+    assert space["peak_step"] == 6 and space["live_bytes"] == 293572
     assert sum(b["bytes"] for b in m["live_at_peak"]) == 293572
     assert [b["name"] for b in m["live_at_peak"]][:2] == [
         "reverse_concatenate_fusion",
@@ -101,7 +108,7 @@ def test_timeline_is_pooled_with_the_peak_kept() -> None:
         analysis.TIMELINE_POINTS = old
     (tl,) = m["timeline"]
     assert len(tl["live_bytes"]) <= 3 and tl["bucket"] > 1
-    assert max(tl["live_bytes"]) == m["spaces"][0]["peak_live_bytes"]
+    assert max(tl["live_bytes"]) == m["spaces"][0]["live_bytes"]
 
 
 def test_errors_have_exit_codes(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -130,11 +137,12 @@ def test_inspect_leads_with_the_peak_and_check_budgets_allocations() -> None:
     result = runner.invoke(app, ["inspect", str(CPU)], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "peak memory 287.2KiB" in out
-    assert out.index("peak memory") < out.index("values by memory space")
-    # check's per-space figure is what XLA allocates: static + the temp allocation.
+    assert "peak 287.2KiB" in out
+    assert out.index("peak 287.2KiB") < out.index("values by memory space")
+    # check's per-space figure is what XLA allocates: static + the temp allocation +
+    # thread-local, on CPU the space's peak (the buffer assignment's total).
     figures = memory_figures(parse_file(CPU))
-    assert figures["space_bytes"] == {0: 45252 + 248832}
+    assert figures["space_bytes"] == {0: 45252 + 248832 + 24} == figures["peak_bytes"]
 
 
 def test_op_names_and_files_are_read_as_xla_reads_strings() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from hlo_layout.reader.sidefiles import buffer_assignment_beside
 from tests.memory.helpers import (
     CORPUS,
     CPU_GENERATED,
@@ -241,8 +242,14 @@ def test_tpu_generation_from_target_arguments(folder: Path, generation: str) -> 
         said = " ".join(ma.notes)
         if (dump.parent / f"{dump.parent.name}.target_arguments.txt").is_file():
             assert f"TPU {generation} from" in said, said
+            assert not ma.backend_assumed
+        elif buffer_assignment_beside(dump) is not None:
+            # the buffer assignment's tuple tables tell v4/v5e from v5p/v6e (not v5p from v6e)
+            assert "tuple tables" in said, said
+            assert ma.backend_assumed == (generation != "v4/v5e")
+            assert (ma.tpu_generation == "v4/v5e") == (generation == "v4/v5e")
         else:
-            assert "TPU generation assumed v4/v5e" in said, said
+            assert ma.backend_assumed and "v4/v5e assumed" in said, said
 
 
 def test_the_generation_changes_the_figures() -> None:

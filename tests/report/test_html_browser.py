@@ -19,11 +19,10 @@ from typing import Any
 
 import pytest
 
-from hlo_layout.layout import buffer_assignment_beside, read_buffer_assignment
+from hlo_layout.reader import load
 from hlo_layout.report.html import build_report, render_html
 from hlo_layout.report.units import human_bytes
-from hlo_layout.syntax import parse_file
-from tests.conftest import CORPUS, REPO, SAMPLES
+from tests.conftest import CORPUS, SAMPLES
 
 CHROMIUM = next(
     (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
@@ -73,9 +72,7 @@ def chromium(args: list[str], url: str, timeout: float = 90) -> str:
 
 
 def report_page(dump: Path, fragment: bool = False) -> tuple[str, dict[str, Any]]:
-    ba = buffer_assignment_beside(dump)
-    name = dump.relative_to(REPO).as_posix() if dump.is_relative_to(REPO) else str(dump)
-    data = build_report([(name, parse_file(dump), read_buffer_assignment(ba) if ba else None)])
+    data = build_report(load(dump).dumps)
     return render_html(data, fragment=fragment), data
 
 

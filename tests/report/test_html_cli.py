@@ -83,6 +83,6 @@ def test_inspect_html_writes_the_report_commands_page(tmp_path: Path) -> None:
     inspected = runner.invoke(app, ["inspect", str(SAMPLE), "--html", str(ours), "--top", "7"])
     reported = runner.invoke(app, ["report", str(SAMPLE), "-o", str(theirs), "--top", "7"])
     assert inspected.exit_code == reported.exit_code == 0, inspected.output
-    assert "peak memory" in inspected.stdout
+    assert "peak 19.19MiB" in inspected.stdout
     assert ours.read_text() == theirs.read_text()
     assert f"wrote {ours}" in inspected.stderr

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-import types
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hlo_layout.layout import buffer_assignment_beside, read_buffer_assignment
 from hlo_layout.layout.module_memory import memory_report
 from hlo_layout.layout.size import footprint
 from hlo_layout.layout.tiling import tile_grid
+from hlo_layout.reader import load
 from hlo_layout.report.html import (
-    MEMORY_UNAVAILABLE,
     bound_memory,
     build_report,
     embed_json,
@@ -46,8 +43,14 @@ DUMPS = [
 
 
 def _entries(dump: Path):
-    ba = buffer_assignment_beside(dump)
-    return [(str(dump), parse_file(dump), read_buffer_assignment(ba) if ba else None)]
+    return list(load(dump).dumps)
+
+
+def _measured(dump: Path):
+    return [
+        (d.file, memory_report(d.module, assignment=d.assignment, file=d.file, backend=d.backend))
+        for d in _entries(dump)
+    ]
 
 
 def _embedded(page: str) -> dict:
@@ -62,8 +65,9 @@ def _embedded(page: str) -> dict:
 def test_overview_equals_the_summarized_inspect_document(dump: Path) -> None:
     # One source of truth: the overview built from the module equals the full `inspect --format
     # json` document summarized, on every key both have.
-    ((file, module, assignment),) = _entries(dump)
-    report = memory_report(module, assignment=assignment)
+    (d,) = _entries(dump)
+    file, module, assignment = d.file, d.module, d.assignment
+    report = memory_report(module, assignment=assignment, backend=d.backend)
     full = inspect_json(
         [(file, module)], assignments={0: assignment} if assignment else {}, reports={0: report}
     )
@@ -177,17 +181,8 @@ def test_page_embeds_its_data_once_and_loads_nothing() -> None:
     assert "<html" not in fragment and _embedded(fragment) == data
 
 
-def test_memory_document_without_the_memory_package(monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "hlo_layout.memory", None)
-    doc, notes = memory_document(_entries(TPU))
-    assert doc is None and notes == [MEMORY_UNAVAILABLE]
-    page = render_html(build_report(_entries(TPU)))
-    data = _embedded(page)
-    assert data["memory"] is None and MEMORY_UNAVAILABLE in data["notes"]
-
-
 def test_memory_document_follows_the_contract(monkeypatch) -> None:
-    doc, notes = memory_document(_entries(CPU))
+    doc, notes = memory_document(_measured(CPU))
     assert notes == [] and doc is not None
     (m,) = doc["modules"]
     assert m["file"] == str(CPU)
@@ -255,17 +250,15 @@ def test_report_of_a_big_gpu_dump_stays_small(tmp_path: Path, monkeypatch) -> No
         copy += 1
     big = tmp_path / "big.txt"
     big.write_text("\n".join(chunks))
-    page = render_html(build_report([(str(big), parse_file(big), None)]))
+    page = render_html(build_report(load(big).dumps))
     assert len(page.encode()) < 2_000_000
 
 
-def test_a_module_the_analysis_rejects_becomes_a_note(monkeypatch) -> None:
-    def reject(module, backend=None, buffer_assignment=None, *, file=None):
-        raise ValueError("module has no computation")
-
-    monkeypatch.setitem(
-        sys.modules, "hlo_layout.memory", types.SimpleNamespace(analyze_memory=reject)
-    )
-    doc, notes = memory_document(_entries(TPU))
-    assert doc == {"schema_version": 1, "modules": []}
-    assert notes == ["jit_transformer: no peak-memory analysis (module has no computation)"]
+def test_a_module_without_a_peak_becomes_a_note() -> None:
+    """A report with no peak analysis (one computation's) has no memory object: a note says so."""
+    (d,) = _entries(TPU)
+    report = memory_report(d.module, computation=d.module.computations[0].name)
+    assert report.peak is None
+    doc, notes = memory_document([(d.file, report)])
+    assert doc["modules"] == []
+    assert notes == [f"{d.file}: no peak-memory analysis (the module has no entry computation)"]

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hlo_layout.layout import buffer_assignment_beside, read_buffer_assignment, tiling_pattern
+from hlo_layout.layout import read_buffer_assignment, tiling_pattern
 from hlo_layout.layout.module_memory import memory_report
+from hlo_layout.reader.sidefiles import buffer_assignment_beside
 from hlo_layout.report.units import human_bytes
 from hlo_layout.syntax import ArrayShape, parse_file, parse_shape
 from tests.conftest import CORPUS, SAMPLES, corpus_id, hlo_files

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from hlo_layout.report.html.data import (
     DEFAULT_TOP,
-    MEMORY_UNAVAILABLE,
     bound_memory,
     build_report,
     memory_document,
     module_overview,
     report_data,
+    report_of,
     summarize_inspect,
 )
 from hlo_layout.report.html.page import DATA_ELEMENT_ID, embed_json, render_html
@@ -21,7 +21,6 @@ from hlo_layout.report.html.page import DATA_ELEMENT_ID, embed_json, render_html
 __all__ = [
     "DATA_ELEMENT_ID",
     "DEFAULT_TOP",
-    "MEMORY_UNAVAILABLE",
     "bound_memory",
     "build_report",
     "embed_json",
@@ -29,5 +28,6 @@ __all__ = [
     "module_overview",
     "render_html",
     "report_data",
+    "report_of",
     "summarize_inspect",
 ]

@@ -9,8 +9,9 @@ embedded in summary form (README "HTML report" lists what is dropped):
   per pattern; long lists keep their first `top` rows and say how many there were
   (`<key>_total`).
 - memory: each module keeps every key of `memory --format json` but `values` (every value's live
-  range), replaced by `values_total`; `live_at_peak`, `by_op_name` and the compiler's
-  allocations are cut to `top` rows, with `<key>_total`.
+  range), replaced by `values_total`; `live_at_peak`, `by_source`, `by_op_name` and the
+  compiler's allocations are cut to `top` rows, with `<key>_total`; `legend` is the line the
+  page shows under the figures.
 
 Pure: builds plain dicts, no Rich, no HTML.
 """
@@ -18,15 +19,19 @@ Pure: builds plain dicts, no Rich, no HTML.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.module_memory import MemoryReport, memory_report
+from hlo_layout.memory.analysis import SCHEMA_VERSION as MEMORY_SCHEMA_VERSION
+from hlo_layout.memory.peak import legend
 from hlo_layout.report.html.grids import pattern_picture
 from hlo_layout.report.model import SCHEMA_VERSION, memory_json, module_summary
 from hlo_layout.syntax.opcodes import FUSION
 from hlo_layout.syntax.tree import Module
+
+if TYPE_CHECKING:
+    from hlo_layout.reader.load import Dump
 
 #: Version of the embedded data's own keys (`schema_version` of the documents inside is theirs).
 REPORT_SCHEMA_VERSION = 1
@@ -42,11 +47,6 @@ ALLOCATION_VALUES = 8
 ATTRIBUTE_CHARS = 300
 #: Most schedule steps a timeline may hold; longer ones are max-pooled again.
 TIMELINE_POINTS = 2000
-
-MEMORY_UNAVAILABLE = (
-    "peak-memory analysis unavailable: this build of hlo-layout has no `hlo_layout.memory` "
-    "package, so the chart and the buffers live at the peak are missing"
-)
 
 
 def _cut(obj: dict[str, Any], key: str, top: int) -> None:
@@ -174,7 +174,7 @@ def bound_memory_module(obj: dict[str, Any], *, top: int = DEFAULT_TOP) -> dict[
     values = out.pop("values", None)
     if isinstance(values, list):
         out["values_total"] = len(values)
-    for key in ("live_at_peak", "by_op_name"):
+    for key in ("live_at_peak", "by_source", "by_op_name"):
         _cut(out, key, top)
     timelines = []
     for t in out.get("timeline") or []:
@@ -204,51 +204,60 @@ def bound_memory(document: dict[str, Any], *, top: int = DEFAULT_TOP) -> dict[st
 
 
 def memory_document(
-    modules: Iterable[tuple[str, Module, BufferAssignment | None]],
-    peaks: Sequence[Any] | None = None,
-) -> tuple[dict[str, Any] | None, list[str]]:
-    """`memory --format json` for (file, module, buffer assignment) triples through
-    `hlo_layout.memory.analyze_memory` (given `file=` so it can tell the backend from the dump's
-    name), with notes for modules it could not analyze; (None, [why]) when that package is not
-    installed. `peaks[n]`, when given and not None, is module n's analysis already made (the
-    inspect report's), so it is not made twice."""
-    try:
-        from hlo_layout.memory import analyze_memory  # type: ignore[import-not-found,unused-ignore]
-    except ModuleNotFoundError as e:
-        if e.name not in ("hlo_layout.memory", "hlo_layout"):
-            raise
-        return None, [MEMORY_UNAVAILABLE]
+    measured: Sequence[tuple[str, MemoryReport]],
+) -> tuple[dict[str, Any], list[str]]:
+    """`memory --format json` of measured modules (file, memory report): each report's peak
+    analysis (`MemoryReport.peak`, made once for the whole page), with the legend the page
+    shows under the figures and notes for modules with none (no computation)."""
     out, notes = [], []
-    for n, (file, module, assignment) in enumerate(modules):
-        made = peaks[n] if peaks is not None else None
-        try:
-            if made is None:
-                made = analyze_memory(module, buffer_assignment=assignment, file=file)
-            d = made.to_dict()
-        except ValueError as e:  # e.g. a module with no computation: nothing to analyze
-            notes.append(f"{module.name or file}: no peak-memory analysis ({e})")
+    for file, report in measured:
+        ma = report.peak
+        if ma is None:
+            notes.append(f"{file}: no peak-memory analysis (the module has no entry computation)")
             continue
+        d = ma.to_dict()
+        d["legend"] = legend(ma.backend == "tpu")
         if d.get("file") is None:
             d["file"] = file
         out.append(d)
-    return {"schema_version": 1, "modules": out}, notes
+    return {"schema_version": MEMORY_SCHEMA_VERSION, "modules": out}, notes
 
 
 def build_report(
-    modules: Sequence[tuple[str, Module, BufferAssignment | None]],
+    dumps: Sequence[Dump],
     *,
     top: int = DEFAULT_TOP,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """`report_data` for parsed (file, module, buffer assignment) triples: the inspect overview
-    of each module and, when `hlo_layout.memory` is installed, its peak-memory analysis."""
-    overviews, peaks = [], []
-    for file, module, assignment in modules:
-        report = memory_report(module, assignment=assignment, top=top, progress=progress, file=file)
-        overviews.append(module_overview(module, file, report, top=top))
-        peaks.append(report.peak)
+    """`report_data` for dumps read by `hlo_layout.reader.load`: the inspect overview of each
+    module and its peak-memory analysis."""
+    measured = [
+        (
+            d.file,
+            d.module,
+            memory_report(
+                d.module,
+                assignment=d.assignment,
+                top=top,
+                progress=progress,
+                file=d.file,
+                backend=d.backend,
+            ),
+        )
+        for d in dumps
+    ]
+    return report_of(measured, top=top)
+
+
+def report_of(
+    measured: Sequence[tuple[str, Module, MemoryReport]], *, top: int = DEFAULT_TOP
+) -> dict[str, Any]:
+    """`report_data` for modules already measured (file, module, memory report)."""
+    overviews = [
+        module_overview(module, file, report, top=top) for file, module, report in measured
+    ]
     inspect = {"schema_version": SCHEMA_VERSION, "summary": True, "modules": overviews}
-    memory, notes = memory_document(modules, peaks)
+    memory, notes = memory_document([(file, report) for file, _, report in measured])
     return report_data(inspect, memory, notes=notes, top=top)
 
 
@@ -281,7 +290,6 @@ def report_data(
 
 __all__ = [
     "DEFAULT_TOP",
-    "MEMORY_UNAVAILABLE",
     "REPORT_SCHEMA_VERSION",
     "bound_memory",
     "bound_memory_module",
@@ -289,6 +297,7 @@ __all__ = [
     "memory_document",
     "module_overview",
     "report_data",
+    "report_of",
     "summarize_inspect",
     "summarize_inspect_module",
 ]

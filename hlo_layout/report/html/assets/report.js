@@ -169,7 +169,7 @@
     var W = 960, H = 230, L = 70, R = 18, T = 26, B = 30, pw = W - L - R, ph = H - T - B;
     var live = t.live_bytes || [], bucket = t.bucket || 1;
     var length = t.length || live.length * bucket || 1;
-    var peak = sp ? sp.peak_live_bytes : Math.max.apply(null, live.concat([0]));
+    var peak = sp ? sp.live_bytes : Math.max.apply(null, live.concat([0]));
     var top = Math.max(1, peak || 0, Math.max.apply(null, live.concat([0])));
     var step = niceStep(top / 4), ymax = Math.ceil(top / step) * step;
     function x(stepIndex) { return L + (stepIndex / length) * pw; }
@@ -499,10 +499,16 @@
 
     var cards = h("div", { class: "cards" });
     if (mem) {
-      cards.appendChild(card("Peak memory", bytesSpan(mem.peak_bytes, "peak-total"), h("span", {}, ["static ", bytesSpan(mem.static_bytes, "static-total"), " + heap"]), "peak"));
+      var parts = [];
+      (mem.peak_parts || []).forEach(function (p, k) {
+        if (k) parts.push(" + ");
+        parts.push(p.name + " ");
+        parts.push(bytesSpan(p.bytes, k === 0 ? "static-total" : null));
+      });
+      cards.appendChild(card("Peak memory", bytesSpan(mem.peak_bytes, "peak-total"), h("span", {}, parts), "peak"));
       (mem.spaces || []).forEach(function (sp) {
-        cards.appendChild(card("Peak · " + spaceLabel(mem, im, sp.memory_space), bytesSpan(sp.peak_live_bytes, "peak-space", { space: sp.memory_space }),
-          h("span", {}, [(sp.estimate ? "estimate · " : "") + "step " + (sp.peak_step === null ? "-" : group(sp.peak_step)) + (sp.peak_instruction ? " · " + sp.peak_instruction : "")])));
+        cards.appendChild(card("Peak · " + spaceLabel(mem, im, sp.memory_space), bytesSpan(sp.peak_bytes, "peak-space", { space: sp.memory_space }),
+          h("span", {}, [(sp.estimate ? "estimate · " : "") + "live ", bytesSpan(sp.live_bytes, "live-space", { space: sp.memory_space }), " at step " + (sp.peak_step === null ? "-" : group(sp.peak_step)) + (sp.peak_instruction ? " · " + sp.peak_instruction : "")])));
       });
     } else {
       cards.appendChild(card("Peak memory", h("span", { text: "unavailable", data: { test: "peak-unavailable" } }), "see the notes"));

@@ -1,4 +1,4 @@
-"""Which files a `check` or `diff` argument means: a file, a glob, a dump directory, or `-`.
+"""Which files an argument means: a file, a glob, a dump directory, or `-`.
 
 In a directory written by `XLA_FLAGS=--xla_dump_to=DIR`, the modules to gate are the optimized
 ones (`*after_optimizations*.txt`); the compiler's reports beside them are not HLO. Each file
@@ -12,7 +12,13 @@ import glob
 from dataclasses import dataclass
 from pathlib import Path
 
-_REPORTS = ("buffer-assignment", "memory-usage-report", "live-range", "-memory-report")
+_REPORTS = (
+    "buffer-assignment",
+    "memory-usage-report",
+    "live-range",
+    "-memory-report",
+    "target_arguments",
+)
 _HLO_SUFFIXES = (".txt", ".hlo", ".gz", ".pb.txt")
 _MAGIC = "*?["
 
@@ -20,31 +26,40 @@ _MAGIC = "*?["
 STDIN = "-"
 
 
+def is_pattern(argument: str) -> bool:
+    """Whether an argument is a glob (`dumps/*.txt`), not a path."""
+    return any(c in argument for c in _MAGIC)
+
+
 def is_report(path: Path) -> bool:
     return any(marker in path.name for marker in _REPORTS)
 
 
 @dataclass(frozen=True)
-class Dump:
+class DumpFile:
     """One dump file and its path relative to the root of the argument that named it."""
 
     path: Path
     key: str
 
 
-def _in_folder(folder: Path) -> list[Path]:
-    optimized = sorted(
-        p
-        for p in folder.rglob("*after_optimizations*")
-        if p.is_file() and p.name.endswith(_HLO_SUFFIXES) and not is_report(p)
-    )
-    if optimized:
-        return optimized
+def _hlo_files(folder: Path, pattern: str) -> list[Path]:
     return sorted(
         p
-        for p in folder.rglob("*")
+        for p in folder.rglob(pattern)
         if p.is_file() and p.name.endswith(_HLO_SUFFIXES) and not is_report(p)
     )
+
+
+def _in_folder(folder: Path) -> list[Path]:
+    return _hlo_files(folder, "*after_optimizations*") or _hlo_files(folder, "*")
+
+
+def skipped_in_folder(folder: Path) -> int:
+    """How many HLO files of a folder `_in_folder` passes over (the unoptimized modules beside
+    optimized ones)."""
+    chosen = _in_folder(folder)
+    return len(_hlo_files(folder, "*")) - len(chosen)
 
 
 def _glob_root(argument: str) -> Path:
@@ -65,20 +80,20 @@ def _key(path: Path, root: Path) -> str:
         return path.name
 
 
-def dumps_of(argument: str) -> list[Dump]:
+def dumps_of(argument: str) -> list[DumpFile]:
     """Dumps meant by one argument, sorted; empty when nothing matched (the caller says so).
     A path that exists as a file is taken whatever its name."""
     if argument == STDIN:
-        return [Dump(Path(STDIN), STDIN)]
+        return [DumpFile(Path(STDIN), STDIN)]
     path = Path(argument)
     if path.is_dir():
-        return [Dump(p, _key(p, path)) for p in _in_folder(path)]
+        return [DumpFile(p, _key(p, path)) for p in _in_folder(path)]
     if path.is_file():
-        return [Dump(path, path.name)]
-    if any(c in argument for c in _MAGIC):
+        return [DumpFile(path, path.name)]
+    if is_pattern(argument):
         root = _glob_root(argument)
         found = sorted(Path(p) for p in glob.glob(argument, recursive=True) if Path(p).is_file())
-        return [Dump(p, _key(p, root)) for p in found]
+        return [DumpFile(p, _key(p, root)) for p in found]
     return []
 
 
@@ -87,11 +102,11 @@ def dump_files(argument: str) -> list[Path]:
     return [d.path for d in dumps_of(argument)]
 
 
-def expand_dumps(arguments: list[str]) -> tuple[list[Dump], list[str]]:
+def expand_dumps(arguments: list[str]) -> tuple[list[DumpFile], list[str]]:
     """All dumps of all arguments, de-duplicated, in argument order; and the arguments that
     matched nothing."""
     seen: set[Path] = set()
-    out: list[Dump] = []
+    out: list[DumpFile] = []
     unmatched: list[str] = []
     for argument in arguments:
         found = dumps_of(argument)
@@ -114,7 +129,7 @@ def no_match_message(argument: str) -> str:
     path = Path(argument)
     if path.is_dir():
         return f"no dumps matched {argument} (a folder without *.txt, *.hlo or *.gz HLO dumps)"
-    if any(c in argument for c in _MAGIC):
+    if is_pattern(argument):
         return f"no dumps matched {argument}"
     return f"no dumps matched {argument} (no such file or directory)"
 
@@ -127,7 +142,7 @@ def shard(paths: list[Path], spec: str | None) -> list[Path]:
     return [p for k, p in enumerate(sorted(paths)) if k % n == i - 1]
 
 
-def shard_dumps(dumps: list[Dump], spec: str | None) -> list[Dump]:
+def shard_dumps(dumps: list[DumpFile], spec: str | None) -> list[DumpFile]:
     """`shard` over Dumps (the same slices as over their paths)."""
     if spec is None:
         return dumps

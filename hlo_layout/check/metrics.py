@@ -16,6 +16,7 @@ from hlo_layout.syntax.tree import Module
 from hlo_layout.units import ratio_percent
 
 if TYPE_CHECKING:
+    from hlo_layout.memory.analysis import MemoryAnalysis
     from hlo_layout.reader.load import Dump
 
 
@@ -125,13 +126,20 @@ def structure_counts(module: Module) -> dict[str, object]:
 
 def module_metrics(dump: Dump) -> ModuleMetrics:
     """All figures of one module of a dump, as the reader found it (`hlo_layout.reader`)."""
-    from hlo_layout.check.memory import memory_figures
+    return measure_module(dump)[0]
+
+
+def measure_module(dump: Dump) -> tuple[ModuleMetrics, MemoryAnalysis | None]:
+    """`module_metrics`, and the memory analysis its figures come from (None for a module with
+    no entry computation): `diff` explains the peak with it."""
+    from hlo_layout.check.memory import figures_of, report_for
 
     counts = structure_counts(dump.module)
-    memory = memory_figures(dump.module, dump.assignment, dump.file, dump.backend)
-    return ModuleMetrics(
+    report = report_for(dump.module, dump.assignment, dump.file, dump.backend)
+    metrics = ModuleMetrics(
         module=dump.module.name or "(snippet)",
         file=dump.file,
         **counts,  # type: ignore[arg-type]
-        **memory,
+        **figures_of(report),
     )
+    return metrics, report.peak

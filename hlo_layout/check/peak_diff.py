@@ -174,7 +174,7 @@ def attribution(pairs: Iterable[BufferPair], grouping: Grouping) -> list[dict[st
             news.append(_Keyed(source, op_name, p.new.bytes))
     old_by = {g.key: g.bytes for g in group_buffers(olds, grouping)}
     new_by = {g.key: g.bytes for g in group_buffers(news, grouping)}
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "key": key,
             "old_bytes": old_by.get(key, 0),
@@ -239,7 +239,7 @@ def _padding(pairs: Iterable[BufferPair]) -> list[dict[str, Any]]:
         for side, b in ((0, p.old), (1, p.new)):
             if b is not None and b.padding_bytes:
                 acc[_pattern(b.shape)][side] += b.padding_bytes
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"pattern": k, "old_bytes": v[0], "new_bytes": v[1], "delta_bytes": v[1] - v[0]}
         for k, v in acc.items()
         if v[0] != v[1]
@@ -349,7 +349,7 @@ def _space_entry(
         moved_new = _temp_bytes(new, number, sn.peak_step) - _temp_bytes(new, number, at_new)
     parts_old = _parts(old, so) if so is not None else {}
     parts_new = _parts(new, sn) if sn is not None else {}
-    explained = [
+    explained: list[dict[str, Any]] = [
         {
             "key": "peak step moved",
             "old_bytes": moved_old,
@@ -433,7 +433,7 @@ def peak_diff(
             got = explained.setdefault(r["key"], [0, 0])
             got[0] += r["old_bytes"]
             got[1] += r["new_bytes"]
-    explained_rows = [
+    explained_rows: list[dict[str, Any]] = [
         {"key": k, "old_bytes": v[0], "new_bytes": v[1], "delta_bytes": v[1] - v[0]}
         for k, v in explained.items()
     ]
@@ -523,7 +523,7 @@ def rematerialization(old: Module, new: Module, top: int | None = None) -> dict[
     duplicated with the same op_name), most added first."""
     xo, jo, po = _remat_counts(old, SourceInfo(old))
     xn, jn, pn = _remat_counts(new, SourceInfo(new))
-    grown = [
+    grown: list[dict[str, Any]] = [
         {"op_name": k, "old": po[k], "new": n} for k, n in pn.items() if n > po.get(k, 0) >= 1
     ]
     grown.sort(key=lambda r: (-(r["new"] - r["old"]), r["op_name"]))

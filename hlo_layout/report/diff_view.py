@@ -185,22 +185,23 @@ def _step(s: dict[str, Any] | None) -> str:
 
 
 def _spaces_table(spaces: list[dict[str, Any]]) -> RenderableType:
-    table = _table("space", "peak", "change", "static", "temp allocation", "peak step",
-                   right=("peak", "change", "static", "temp allocation"))  # fmt: skip
+    """Each space's headline old → new, then its parts and where its peak is."""
+    table = _table("", "old", "new", "change", right=("old", "new", "change"))
     for s in spaces:
         estimate = " (estimate)" if s["estimate"]["old"] or s["estimate"]["new"] else ""
-        steps = (s["peak_step"]["old"], s["peak_step"]["new"])
-        moved = _step(steps[1]) if _step(steps[0]) == _step(steps[1]) else (
-            f"{_step(steps[0])} → {_step(steps[1])}"
-        )  # fmt: skip
         table.add_row(
             Text(f"S({s['memory_space']}) {s['name']}{estimate}", style="hlo.space"),
-            _bytes_change(s["old"], s["new"]),
+            _value("bytes", s["old"]),
+            _value("bytes", s["new"]),
             _delta_text("bytes", s),
-            _bytes_change(s["static"]["old"], s["static"]["new"]),
-            _bytes_change(s["temp"]["old"], s["temp"]["new"]),
-            moved,
         )
+        for label, key in (("  static", "static"), ("  temp allocation", "temp")):
+            d = s[key]
+            table.add_row(
+                label, _value("bytes", d["old"]), _value("bytes", d["new"]), _delta_text("bytes", d)
+            )
+        old, new = (_step(s["peak_step"][k]) for k in ("old", "new"))
+        table.add_row("  peak step", old, new, "" if old == new else "moved")
     return _titled("per memory space", table)
 
 
@@ -298,13 +299,36 @@ def _explanations(peak: dict[str, Any], remat: dict[str, Any], aliases: dict[str
         )
 
 
+def _compared(spaces: list[dict[str, Any]]) -> Text | None:
+    """Where the two sides were compared, when one is not at its own peak step."""
+    parts = []
+    for s in spaces:
+        steps = s["peak_step"]
+        for side, other in (("old", "new"), ("new", "old")):
+            here, there = steps[side], steps[other]
+            if here is None or there is None or here["compared_at"] == here["step"]:
+                continue
+            parts.append(
+                f"S({s['memory_space']}): the larger peak is {other.upper()}'s "
+                f"({there['instruction']}, step {there['step']}); {side.upper()} is seen at its "
+                f"counterpart ({here['compared_instruction']}, step {here['compared_at']}), not "
+                f"at its own peak (step {here['step']}): `peak step moved` is the difference"
+            )
+    return Text("; ".join(parts), style="hlo.muted") if parts else None
+
+
 @group()
 def _memory(m: dict[str, Any], top: int) -> Iterator[RenderableType]:
     peak = m["peak"]
     yield _headline(peak)
+    if not m.get("changed", True):
+        return
     yield _spaces_table(peak["spaces"])
     if peak["delta"]:
         yield _attribution_table(peak, top)
+        compared = _compared(peak["spaces"])
+        if compared is not None:
+            yield compared
         if peak["unattributed_bytes"]:
             yield Text(f"unattributed: {peak['unattributed_note']}", style="hlo.muted")
         yield _buffers_table(peak, top)

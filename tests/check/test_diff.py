@@ -68,5 +68,8 @@ def test_identical_dump_has_no_changes(tmp_path: Path) -> None:
     result = runner.invoke(app, ["diff", str(NEW), str(NEW), "-f", "json"])
     (m,) = json.loads(result.stdout)["modules"]
     assert all(v["delta"] in (0, None) for v in m["figures"].values())
-    assert not any(m["instructions"].values()) and not any(m["computations"].values())
+    assert m["changed"] is False and m["peak"]["delta"] == 0
+    assert not any(m["instructions"][k] for k in ("added", "removed", "changed", "renamed"))
+    assert not any(m["computations"][k] for k in ("added", "removed", "renamed"))
+    assert m["instructions"]["paired"] == parse(NEW.read_text()).instruction_count
     assert runner.invoke(app, ["diff", str(OLD), str(NEW)]).exit_code == 0

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-MODEL = '''import jax
+MODEL = """import jax
 import jax.numpy as jnp
 
 WIDTH = 256
@@ -36,18 +36,25 @@ def step(w1, w2, x):
 def make():
     S = jax.ShapeDtypeStruct
     f32 = jnp.float32
-    return jax.jit(jax.grad(step, argnums=(0, 1))), [S((WIDTH, WIDTH), f32), S((WIDTH, WIDTH), f32), S((512, WIDTH), f32)]
-'''
+    args = [S((WIDTH, WIDTH), f32), S((WIDTH, WIDTH), f32), S((512, WIDTH), f32)]
+    return jax.jit(jax.grad(step, argnums=(0, 1))), args
+"""
 
 #: pair → (line number, old text, new text): one line of MODEL changed.
 PAIRS = {
-    "widen-line": (13, "    out = jnp.tanh(h @ jnp.tile(w2, (1, 2)))",
-                   "    out = jnp.tanh(h @ jnp.tile(w2, (1, 8)))"),
-    "keep-alive": (14, "    return jnp.sum(out * out)",
-                   "    return jnp.sum(out * out) + jnp.sum(jnp.cos(out) @ out.T)"),
+    "widen-line": (
+        13,
+        "    out = jnp.tanh(h @ jnp.tile(w2, (1, 2)))",
+        "    out = jnp.tanh(h @ jnp.tile(w2, (1, 8)))",
+    ),
+    "keep-alive": (
+        14,
+        "    return jnp.sum(out * out)",
+        "    return jnp.sum(out * out) + jnp.sum(jnp.cos(out) @ out.T)",
+    ),
 }
 
-CHILD = r'''
+CHILD = r"""
 import importlib.util, json, os, sys
 spec = importlib.util.spec_from_file_location("model", sys.argv[1])
 model = importlib.util.module_from_spec(spec)
@@ -56,15 +63,24 @@ fn, args = model.make()
 c = fn.lower(*args).compile()
 m = c.memory_analysis()
 print(json.dumps({k: getattr(m, k) for k in dir(m) if k.endswith("in_bytes")}))
-'''
+"""
 
 
 def _compile(model: Path, out: Path) -> dict:
     raw = tempfile.mkdtemp()
-    env = dict(os.environ, XLA_FLAGS=f"--xla_dump_to={raw} --xla_dump_hlo_as_text "
-               "--xla_dump_hlo_pass_re=^$", JAX_PLATFORMS="cpu")
-    done = subprocess.run([sys.executable, "-c", CHILD, str(model)], env=env, check=True,
-                          capture_output=True, text=True, cwd=model.parent)
+    env = dict(
+        os.environ,
+        XLA_FLAGS=f"--xla_dump_to={raw} --xla_dump_hlo_as_text --xla_dump_hlo_pass_re=^$",
+        JAX_PLATFORMS="cpu",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(model)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=model.parent,
+    )
     for p in Path(raw).iterdir():
         if re.search(r"cpu_after_optimizations(-buffer-assignment)?\.txt$", p.name):
             text = re.sub(r'"/[^"\n]*?([A-Za-z0-9_]+\.py)"', r'"\1"', p.read_text())
@@ -74,8 +90,9 @@ def _compile(model: Path, out: Path) -> dict:
 
 def _total(side: Path) -> int:
     (ba,) = side.glob("*buffer-assignment.txt")
-    return sum(int(m.group(1)) for m in re.finditer(r"^allocation \d+: size (\d+)", ba.read_text(),
-                                                    re.M))
+    return sum(
+        int(m.group(1)) for m in re.finditer(r"^allocation \d+: size (\d+)", ba.read_text(), re.M)
+    )
 
 
 def main() -> None:

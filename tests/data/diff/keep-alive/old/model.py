@@ -17,4 +17,5 @@ def step(w1, w2, x):
 def make():
     S = jax.ShapeDtypeStruct
     f32 = jnp.float32
-    return jax.jit(jax.grad(step, argnums=(0, 1))), [S((WIDTH, WIDTH), f32), S((WIDTH, WIDTH), f32), S((512, WIDTH), f32)]
+    args = [S((WIDTH, WIDTH), f32), S((WIDTH, WIDTH), f32), S((512, WIDTH), f32)]
+    return jax.jit(jax.grad(step, argnums=(0, 1))), args

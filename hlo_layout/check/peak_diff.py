@@ -302,6 +302,17 @@ def _temp_bytes(a: MemoryAnalysis, number: int, step: int) -> int:
     return sum(b.bytes for b in _temps(a, number, step))
 
 
+def _moved(
+    so: SpacePeak | None, sn: SpacePeak | None, counterpart: Callable[[str], str | None] | None
+) -> bool:
+    """Whether the peak is at another instruction (not the counterpart of the old one)."""
+    if so is None or sn is None or so.peak_instruction is None:
+        return so is not sn
+    if counterpart is None:
+        return so.peak_instruction != sn.peak_instruction
+    return counterpart(so.peak_instruction) != sn.peak_instruction
+
+
 def _compared_at(
     old: MemoryAnalysis,
     so: SpacePeak | None,
@@ -394,7 +405,11 @@ def _space_entry(
         ),
         "live": change(so.live_bytes if so else 0, sn.live_bytes if sn else 0),
         "estimate": {"old": bool(so and so.estimate), "new": bool(sn and sn.estimate)},
-        "peak_step": {"old": step(so, old, at_old), "new": step(sn, new, at_new)},
+        "peak_step": {
+            "old": step(so, old, at_old),
+            "new": step(sn, new, at_new),
+            "moved": _moved(so, sn, counterpart),
+        },
         "attribution": rows,
         "explained": [r for r in explained if r["old_bytes"] or r["new_bytes"]],
         "unattributed_bytes": total - attributed,

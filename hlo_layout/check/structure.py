@@ -26,9 +26,11 @@ one program that differ only in numbering show no structural change.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
@@ -37,7 +39,7 @@ from hlo_layout.memory.metadata import SourceInfo
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, PARAMETER
 from hlo_layout.syntax.printer import print_layout, print_shape
 from hlo_layout.syntax.scan import attribute_pairs
-from hlo_layout.syntax.shape import ArrayShape, Layout, Shape
+from hlo_layout.syntax.shape import ArrayShape, Layout, Shape, TupleShape
 from hlo_layout.syntax.tree import Attribute, Computation, Instruction, LazyAttributes, Module
 
 #: Attributes that are not structure: where the op came from, and numbering.
@@ -49,8 +51,30 @@ _CALLEE_KEYS = frozenset(CALLED_COMPUTATION_KEYS)
 
 def _signature(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     return tuple(
-        (k, "" if k in _CALLEE_KEYS else v) for k, v in pairs if k not in _DROPPED
-    )  # fmt: skip
+        (k, "" if k in _CALLEE_KEYS else _canonical(v) if k in _JSON_KEYS else v)
+        for k, v in pairs
+        if k not in _DROPPED
+    )
+
+
+#: Attributes holding JSON, whose key order differs between XLA versions.
+_JSON_KEYS = frozenset({"backend_config"})
+
+
+@lru_cache(maxsize=1 << 16)
+def _canonical(raw: str) -> str:
+    """A JSON object's text with its keys sorted (`{"b":1,"a":2}` and `{"a":2,"b":1}` are one
+    backend config); anything else as written."""
+    text = raw.strip()
+    try:
+        value = json.loads(text)
+        if isinstance(value, str):  # an older printer quotes it: backend_config="{...}"
+            value = json.loads(value)
+    except ValueError:
+        return raw
+    if not isinstance(value, dict):
+        return raw
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 class _Signatures:
@@ -279,7 +303,14 @@ def _same_kind(old: _Side, a: int, new: _Side, b: int) -> bool:
     return old.ids[a] == new.ids[b] or old.instructions[a].opcode == new.instructions[b].opcode
 
 
-def _match_instructions(old: _Side, new: _Side, source: tuple[SourceInfo, SourceInfo]) -> _Pairing:
+def _match_instructions(
+    old: _Side,
+    new: _Side,
+    source: tuple[SourceInfo, SourceInfo],
+    params: dict[int, int] | None = None,
+) -> _Pairing:
+    """Pair two computations' instructions (see the module docstring); `params` maps an old
+    parameter number to the new one when the call sites say so (a fusion's operands reordered)."""
     p = _Pairing(old, new)
     if not old.instructions or not new.instructions:
         return p
@@ -310,14 +341,15 @@ def _match_instructions(old: _Side, new: _Side, source: tuple[SourceInfo, Source
                 p.descend(a, b)
     # 2. Through what is paired: operands under paired users, users over paired operands.
     if -1 in p.of_old and -1 in p.of_new:
-        _propagate(p)
+        _propagate(p, params or {})
         _recover(p, source)
     return p
 
 
-def _propagate(p: _Pairing) -> None:
+def _propagate(p: _Pairing, params: dict[int, int]) -> None:
     old, new = p.old, p.new
-    # Roots and parameters are what they are whatever their subtrees became.
+    # Roots and parameters are what they are whatever their subtrees became; a parameter is the
+    # one its call sites' paired operands say, else the one of its number.
     ra, rb = old.root(), new.root()
     if p.free(ra, rb) and old.instructions[ra].opcode == new.instructions[rb].opcode:
         p.link(ra, rb)
@@ -325,8 +357,8 @@ def _propagate(p: _Pairing) -> None:
         i.parameter_number: b for b, i in enumerate(new.instructions) if i.opcode == PARAMETER
     }
     for a, i in enumerate(old.instructions):
-        if i.opcode == PARAMETER:
-            b = params_new.get(i.parameter_number, -1)
+        if i.opcode == PARAMETER and i.parameter_number is not None:
+            b = params_new.get(params.get(i.parameter_number, i.parameter_number), -1)
             if b >= 0 and p.free(a, b):
                 p.link(a, b)
     changed = True
@@ -412,6 +444,24 @@ def _recover(p: _Pairing, source: tuple[SourceInfo, SourceInfo]) -> None:
             p.descend(olds[0], news[0])
 
 
+#: Call sites whose operand k is their callee's parameter k.
+_PASSES_OPERANDS = frozenset({"fusion", "call"})
+
+
+def _operand_map(p: _Pairing, ka: int, kb: int) -> dict[int, int]:
+    """Old operand number → new, through the paired operands of a call site that passes its
+    operands as its callee's parameters (empty for any other call)."""
+    if p.old.instructions[ka].opcode not in _PASSES_OPERANDS:
+        return {}
+    position = {o: j for j, o in reversed(list(enumerate(p.new.operands[kb])))}
+    out = {}
+    for i, oa in enumerate(p.old.operands[ka]):
+        j = position.get(p.of_old[oa], -1) if oa >= 0 and p.of_old[oa] >= 0 else -1
+        if j >= 0:
+            out[i] = j
+    return out
+
+
 @dataclass(frozen=True)
 class ModuleMatch:
     """Computation and instruction pairs of two modules (old → new), and what is left over."""
@@ -437,10 +487,10 @@ def match_modules(old: Module, new: Module) -> ModuleMatch:
     pairings: dict[str, _Pairing] = {}
     order: list[tuple[str, str]] = []
 
-    def walk(queue: list[tuple[str, str]]) -> None:
+    def walk(queue: list[tuple[str, str, dict[int, int]]]) -> None:
         while queue:
-            a, b = queue.pop()
-            p = pairings[a] = _match_instructions(sides_old[a], sides_new[b], source)
+            a, b, params = queue.pop()
+            p = pairings[a] = _match_instructions(sides_old[a], sides_new[b], source, params)
             callees_new = p.new.callees
             for ka, called_a in enumerate(p.old.callees):
                 kb = p.of_old[ka]
@@ -457,13 +507,13 @@ def match_modules(old: Module, new: Module) -> ModuleMatch:
                     counterpart[ca] = cb
                     taken.add(cb)
                     order.append((ca, cb))
-                    queue.append((ca, cb))
+                    queue.append((ca, cb, _operand_map(p, ka, kb) if len(called_a) == 1 else {}))
 
     if old.entry is not None and new.entry is not None:
         counterpart[old.entry.name] = new.entry.name
         taken.add(new.entry.name)
         order.append((old.entry.name, new.entry.name))
-        walk([(old.entry.name, new.entry.name)])
+        walk([(old.entry.name, new.entry.name, {})])
     # Computations no paired call site reached (uncalled ones, or under unpaired calls):
     # equal structural ids in module order.
     left_new: dict[int, list[str]] = defaultdict(list)
@@ -481,7 +531,7 @@ def match_modules(old: Module, new: Module) -> ModuleMatch:
             counterpart[c.name] = b
             taken.add(b)
             order.append((c.name, b))
-            walk([(c.name, b)])
+            walk([(c.name, b, {})])
     by_old = {c.name: c for c in old.computations}
     by_new = {c.name: c for c in new.computations}
     return ModuleMatch(
@@ -551,6 +601,8 @@ def shape_change(old: Shape, new: Shape) -> str:
     {1,0} → {0,1}`, `tiles (8,128) → (8,128)(2,1)`, `S(3) → S(1)`; a tuple's leaves' differences
     once each."""
     a, b = old.leaves(), new.leaves()
+    if isinstance(old, TupleShape) and isinstance(new, TupleShape) and len(a) != len(b):
+        return f"tuple of {len(a)} → {len(b)} arrays"
     if type(old) is not type(new) or len(a) != len(b):
         return f"{print_shape(old)} → {print_shape(new)}"
     parts: list[str] = []

@@ -189,20 +189,33 @@ def _spaces_table(spaces: list[dict[str, Any]]) -> RenderableType:
     table = _table("", "old", "new", "change", right=("old", "new", "change"))
     for s in spaces:
         estimate = " (estimate)" if s["estimate"]["old"] or s["estimate"]["new"] else ""
+        label = f"S({s['memory_space']})"
+        if s["name"] != label:
+            label += f" {s['name']}"
         table.add_row(
-            Text(f"S({s['memory_space']}) {s['name']}{estimate}", style="hlo.space"),
+            Text(label + estimate, style="hlo.space"),
             _value("bytes", s["old"]),
             _value("bytes", s["new"]),
             _delta_text("bytes", s),
         )
-        for label, key in (("  static", "static"), ("  temp allocation", "temp")):
+        parts = [("  static", "static"), ("  temp", "temp")]
+        if s["heap_peak"] != s["temp"]:
+            parts.append(("  heap peak", "heap_peak"))
+        for label, key in parts:
             d = s[key]
             table.add_row(
                 label, _value("bytes", d["old"]), _value("bytes", d["new"]), _delta_text("bytes", d)
             )
         old, new = (_step(s["peak_step"][k]) for k in ("old", "new"))
-        table.add_row("  peak step", old, new, "" if old == new else "moved")
-    return _titled("per memory space", table)
+        table.add_row("  peak step", old, new, "moved" if s["peak_step"]["moved"] else "")
+    return Group(
+        _titled("per memory space", table),
+        Text(
+            "static: parameters, outputs and constants; temp: the compiler's temp allocation "
+            "(the heap's peak and its fragmentation)",
+            style="hlo.muted",
+        ),
+    )
 
 
 def _attribution_table(peak: dict[str, Any], top: int) -> RenderableType:
@@ -242,7 +255,10 @@ def _buffer_text(b: dict[str, Any] | None) -> Text:
     if b is None:
         return Text("—", style="hlo.muted")
     index = f"{{{','.join(map(str, b['index']))}}}" if b["index"] else ""
-    return Text.assemble((b["name"] + index, "hlo.name"), " ", (b["shape"], "hlo.shape"))
+    shape = b["shape"]
+    if shape.startswith("("):  # a tuple's pointer table: its elements are buffers of their own
+        shape = "(tuple table)"
+    return Text.assemble((b["name"] + index, "hlo.name"), " ", (shape, "hlo.shape"))
 
 
 def _buffers_table(peak: dict[str, Any], top: int) -> RenderableType:

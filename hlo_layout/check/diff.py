@@ -9,7 +9,7 @@ from typing import Any
 
 from hlo_layout.check.metrics import ModuleMetrics
 from hlo_layout.check.peak_diff import BY_SOURCE, aliasing, peak_diff, rematerialization
-from hlo_layout.check.structure import counterparts, match_modules, structure_diff
+from hlo_layout.check.structure import callees_of, counterparts, match_modules, structure_diff
 from hlo_layout.memory.analysis import MemoryAnalysis
 from hlo_layout.memory.attribution import Grouping
 from hlo_layout.syntax.tree import Module
@@ -155,7 +155,7 @@ def module_diff(
         "notes": side_notes(old, new, old_metrics.file, new_metrics.file),
         "changed": changed,
         "peak": peak,
-        "rematerialization": rematerialization(old, new, top),
+        "rematerialization": rematerialization(old, new, top, callees_of(match)),
         "aliasing": aliasing(old, new),
         # The cost change between the modules: filled by the cost analysis library function.
         "cost": None,

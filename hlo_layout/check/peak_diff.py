@@ -39,10 +39,10 @@ from hlo_layout.layout.padding import tiling_pattern
 from hlo_layout.memory.alias import input_output_aliases
 from hlo_layout.memory.analysis import LiveBuffer, MemoryAnalysis, SpacePeak
 from hlo_layout.memory.attribution import Grouping, group_buffers
-from hlo_layout.memory.metadata import SourceInfo
+from hlo_layout.memory.metadata import op_name_of
 from hlo_layout.syntax.fragments import parse_shape
 from hlo_layout.syntax.shape import ArrayShape
-from hlo_layout.syntax.tree import Computation, LazyAttributes, Module
+from hlo_layout.syntax.tree import LazyAttributes, Module
 from hlo_layout.units import ratio_percent
 
 #: The default grouping of the attribution: by source line.
@@ -187,7 +187,26 @@ def attribution(pairs: Iterable[BufferPair], grouping: Grouping) -> list[dict[st
     return rows
 
 
-def _static(a: MemoryAnalysis, number: int) -> list[LiveBuffer]:
+class _Live:
+    """The buffers live at a step of one analysis, each step asked of it once (every space at
+    once: a step's rows cost a pass over all buffers and their attribution)."""
+
+    def __init__(self, analysis: MemoryAnalysis) -> None:
+        self.analysis = analysis
+        self._at: dict[int, list[LiveBuffer]] = {}
+
+    def live_at(self, step: int, number: int) -> list[LiveBuffer]:
+        rows = self._at.get(step)
+        if rows is None:
+            rows = self._at[step] = self.analysis.live_at(step)
+        return [b for b in rows if b.memory_space == number]
+
+    @property
+    def sequence(self) -> list[str]:
+        return self.analysis.sequence
+
+
+def _static(a: _Live, number: int) -> list[LiveBuffer]:
     """The buffers a space's parameter and output allocations are for: parameters (live at the
     start) and outputs (live at the end). Constants are counted apart (`_constants`)."""
     last = max(0, len(a.sequence) - 1)
@@ -203,7 +222,7 @@ def _constants(a: MemoryAnalysis, number: int) -> int:
     return sum(seen.values())
 
 
-def _temps(a: MemoryAnalysis, number: int, step: int) -> list[LiveBuffer]:
+def _temps(a: _Live, number: int, step: int) -> list[LiveBuffer]:
     """The temporaries of a space live at `step` (the heap's share of the peak)."""
     return [b for b in a.live_at(step, number) if b.allocation == "temp"]
 
@@ -298,7 +317,7 @@ def pair_dict(p: BufferPair) -> dict[str, Any]:
     return {"old": _brief(p.old), "new": _brief(p.new), "how": p.how, "delta_bytes": p.delta}
 
 
-def _temp_bytes(a: MemoryAnalysis, number: int, step: int) -> int:
+def _temp_bytes(a: _Live, number: int, step: int) -> int:
     return sum(b.bytes for b in _temps(a, number, step))
 
 
@@ -341,23 +360,25 @@ def _space_entry(
     number: int,
     old: MemoryAnalysis,
     new: MemoryAnalysis,
+    live: tuple[_Live, _Live],
     counterpart: Callable[[str], str | None] | None,
     earlier: Callable[[str], str | None] | None,
     grouping: Grouping,
 ) -> tuple[dict[str, Any], list[BufferPair]]:
     so, sn = _space_of(old, number), _space_of(new, number)
     at_old, at_new = _compared_at(old, so, new, sn, counterpart, earlier)
-    held_old = _static(old, number) + _temps(old, number, at_old) if so is not None else []
-    held_new = _static(new, number) + _temps(new, number, at_new) if sn is not None else []
+    lo, ln = live
+    held_old = _static(lo, number) + _temps(lo, number, at_old) if so is not None else []
+    held_new = _static(ln, number) + _temps(ln, number, at_new) if sn is not None else []
     pairs = pair_buffers(held_old, held_new, counterpart, earlier)
     rows = attribution(pairs, grouping)
     # The smaller peak's excess over what it holds where the larger one is (signed as a change
     # from old to new): its own peak step is elsewhere.
     moved_old = moved_new = 0
     if so is not None and at_old != so.peak_step:
-        moved_old = _temp_bytes(old, number, so.peak_step) - _temp_bytes(old, number, at_old)
+        moved_old = _temp_bytes(lo, number, so.peak_step) - _temp_bytes(lo, number, at_old)
     if sn is not None and at_new != sn.peak_step:
-        moved_new = _temp_bytes(new, number, sn.peak_step) - _temp_bytes(new, number, at_new)
+        moved_new = _temp_bytes(ln, number, sn.peak_step) - _temp_bytes(ln, number, at_new)
     parts_old = _parts(old, so) if so is not None else {}
     parts_new = _parts(new, sn) if sn is not None else {}
     explained: list[dict[str, Any]] = [
@@ -434,10 +455,11 @@ def peak_diff(
         counterpart = counterparts.get
         earlier = {v: k for k, v in counterparts.items()}.get
     numbers = sorted({s.memory_space for s in old.spaces} | {s.memory_space for s in new.spaces})
+    live = (_Live(old), _Live(new))
     spaces = []
     every: list[BufferPair] = []
     for number in numbers:
-        entry, pairs = _space_entry(number, old, new, counterpart, earlier, grouping)
+        entry, pairs = _space_entry(number, old, new, live, counterpart, earlier, grouping)
         spaces.append(entry)
         every += pairs
     every.sort(key=lambda p: (-abs(p.delta), _name(p)))
@@ -486,33 +508,23 @@ def peak_diff(
 # --- what the structure says about the change -------------------------------------------------
 
 
-def _reached(module: Module) -> list[Computation]:
-    """The computations the entry runs, directly or not (fusion bodies included), in order."""
-    entry = module.entry
-    if entry is None:
-        return []
-    seen = {entry.name}
-    order = [entry]
-    k = 0
-    while k < len(order):
-        for i in order[k].instructions:
-            for name in i.called_computations:
-                c = module.computation(name)
-                if c is not None and c.name not in seen:
-                    seen.add(c.name)
-                    order.append(c)
-        k += 1
-    return order
-
-
-def _remat_counts(module: Module, info: SourceInfo) -> tuple[int, int, Counter[str]]:
+def _remat_counts(module: Module, callees: Mapping[str, Sequence[tuple[str, ...]]]) -> tuple[
+    int, int, Counter[str]
+]:  # fmt: skip
     """(instructions XLA's rematerialization cloned (`.remat` names), instructions of a jax
-    `checkpoint`'s recomputation (`rematted_computation` in op_name), top-level instructions per
-    op_name outside fusion bodies)."""
+    `checkpoint`'s recomputation (`rematted_computation` in op_name), instructions per op_name
+    outside fusion bodies). `callees`: each computation's instructions' callees, in order."""
+    fusion_bodies = {
+        name
+        for c in module.computations
+        for i, called in zip(c.instructions, callees.get(c.name, ()), strict=False)
+        if i.opcode == "fusion"
+        for name in called
+    }
     xla = jax = 0
     per_op: Counter[str] = Counter()
-    for c in _reached(module):
-        top_level = module.kind(c) != "fusion"
+    for c in module.computations:
+        top_level = c.name not in fusion_bodies
         for i in c.instructions:
             if ".remat" in i.name:
                 xla += 1
@@ -522,7 +534,7 @@ def _remat_counts(module: Module, info: SourceInfo) -> tuple[int, int, Counter[s
             ):
                 jax += 1
             if top_level and i.opcode not in _BOOKKEEPING:
-                op_name = info.of(i)[0]
+                op_name = op_name_of(i)
                 if op_name:
                     per_op[op_name] += 1
     return xla, jax, per_op
@@ -532,12 +544,23 @@ def _remat_counts(module: Module, info: SourceInfo) -> tuple[int, int, Counter[s
 _BOOKKEEPING = frozenset({"parameter", "get-tuple-element", "tuple", "bitcast", "constant"})
 
 
-def rematerialization(old: Module, new: Module, top: int | None = None) -> dict[str, Any]:
+def rematerialization(
+    old: Module,
+    new: Module,
+    top: int | None = None,
+    callees: tuple[Mapping[str, Sequence[tuple[str, ...]]], ...] | None = None,
+) -> dict[str, Any]:
     """Recomputation on each side: XLA's (`.remat` clones), jax's (`checkpoint`), and op_names
     with more top-level instructions in NEW than in OLD, where OLD has them too (instructions
-    duplicated with the same op_name), most added first."""
-    xo, jo, po = _remat_counts(old, SourceInfo(old))
-    xn, jn, pn = _remat_counts(new, SourceInfo(new))
+    duplicated with the same op_name), most added first. `callees` (each side's computations'
+    callees per instruction, as `structure.callees_of` gives them) saves reading them again."""
+    if callees is None:
+        callees = tuple(
+            {c.name: [i.called_computations for i in c.instructions] for c in m.computations}
+            for m in (old, new)
+        )
+    xo, jo, po = _remat_counts(old, callees[0])
+    xn, jn, pn = _remat_counts(new, callees[1])
     grown: list[dict[str, Any]] = [
         {"op_name": k, "old": po[k], "new": n} for k, n in pn.items() if n > po.get(k, 0) >= 1
     ]

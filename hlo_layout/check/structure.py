@@ -635,6 +635,11 @@ def _array_change(a: ArrayShape, b: ArrayShape) -> list[str]:
     return out
 
 
+def callees_of(m: ModuleMatch) -> tuple[dict[str, list[tuple[str, ...]]], ...]:
+    """Each side's computations' callees per instruction, as the match read them."""
+    return tuple({name: side.callees for name, side in sides.items()} for sides in m.sides)
+
+
 def counterparts(m: ModuleMatch) -> dict[str, str]:
     """Each paired old instruction's name → its new counterpart's (names are unique in a
     module)."""

@@ -26,7 +26,9 @@ _LAZY = {
     "InspectedModule": "hlo_layout.api",
     "Source": "hlo_layout.errors",
     "Span": "hlo_layout.errors",
+    "from_compiled": "hlo_layout.interop.jax_compiled",
     "inspect": "hlo_layout.api",
+    "load": "hlo_layout.reader",
     "parse": "hlo_layout.syntax.parse",
     "parse_file": "hlo_layout.syntax.parse",
     "parse_file_modules": "hlo_layout.syntax.parse",
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
         Source,
         Span,
     )
+    from hlo_layout.interop.jax_compiled import from_compiled
+    from hlo_layout.reader import load
     from hlo_layout.syntax.fragments import parse_shape
     from hlo_layout.syntax.parse import (
         HloInputError,
@@ -79,7 +83,9 @@ __all__ = [
     "Source",
     "Span",
     "__version__",
+    "from_compiled",
     "inspect",
+    "load",
     "parse",
     "parse_file",
     "parse_file_modules",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from hlo_layout.errors import HloLayoutError
-from hlo_layout.reader.load import DumpSource, Progress, is_text, load
+from hlo_layout.reader.loader import DumpSource, Progress, is_text, load
 
 #: Rows kept per list (largest buffers, ...): one default for the library and every command's
 #: `--top`, so `inspect(...).to_dict()` equals `hlo-layout inspect --format json`.
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from hlo_layout.layout.buffer_assignment import BufferAssignment
     from hlo_layout.layout.module_memory import MemoryReport
     from hlo_layout.memory.backend import Backend
-    from hlo_layout.reader.load import Dump
+    from hlo_layout.reader.loader import Dump
     from hlo_layout.report.model import ModuleSummary
     from hlo_layout.syntax.tree import Module
 
@@ -142,7 +142,7 @@ def inspect_dumps(
     progress: Progress | None = None,
     errors: Sequence[HloLayoutError] = (),
 ) -> InspectResult:
-    """`inspect` of dumps already read (`hlo_layout.reader.load`)."""
+    """`inspect` of dumps already read (`hlo_layout.reader.loader`)."""
     from hlo_layout.layout.module_memory import memory_report
 
     modules: list[InspectedModule] = []
@@ -219,7 +219,7 @@ def _write_streamed(
     """Stream the JSON of one dump; False (nothing written) when the whole-file path must
     decide, which also reports every input error in its own words."""
     from hlo_layout.layout.buffer_assignment import read_buffer_assignment
-    from hlo_layout.reader.load import backend_choice, target_arguments
+    from hlo_layout.reader.loader import backend_choice, target_arguments
     from hlo_layout.reader.sidefiles import SideFiles
     from hlo_layout.report.stream_json import Beside, StreamFallback, stream_inspect_json
 

@@ -17,7 +17,7 @@ from hlo_layout.units import ratio_percent
 
 if TYPE_CHECKING:
     from hlo_layout.memory.analysis import MemoryAnalysis
-    from hlo_layout.reader.load import Dump
+    from hlo_layout.reader.loader import Dump
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from hlo_layout.check.rules import Violation, evaluate
 from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError
 from hlo_layout.memory.backend import BackendChoice
 from hlo_layout.reader.discover import STDIN, DumpFile
-from hlo_layout.reader.load import load_file
+from hlo_layout.reader.loader import load_file
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from hlo_layout.cli.common import (
     write_output_file,
 )
 from hlo_layout.reader.discover import expand_dumps, no_match_message, shard_dumps
-from hlo_layout.reader.load import backend_choice
+from hlo_layout.reader.loader import backend_choice
 
 _RULE_PANEL = "Rules"
 _BASELINE_PANEL = "Baseline"

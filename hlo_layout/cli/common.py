@@ -19,7 +19,7 @@ from hlo_layout.errors import HloLayoutError
 from hlo_layout.report.stages import BIG_INPUT_BYTES, Stages
 
 if TYPE_CHECKING:
-    from hlo_layout.reader.load import Loaded
+    from hlo_layout.reader.loader import Loaded
 
 #: Click's base exception (usage errors and the like), from the click Typer runs on: newer Typer
 #: versions carry their own copy of click, so `import click` may be absent or a different one.

@@ -26,7 +26,7 @@ from hlo_layout.cli.common import (
 from hlo_layout.memory.analysis import MemoryAnalysis
 from hlo_layout.memory.attribution import parse_grouping
 from hlo_layout.reader.discover import STDIN, expand_dumps, no_match_message
-from hlo_layout.reader.load import backend_choice, load_dump_file
+from hlo_layout.reader.loader import backend_choice, load_dump_file
 from hlo_layout.syntax.parse import HloInputError
 from hlo_layout.syntax.tree import Module
 

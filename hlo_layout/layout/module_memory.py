@@ -25,14 +25,13 @@ from hlo_layout.layout.buffer_assignment import BufferAssignment
 from hlo_layout.layout.memory_space import memory_space
 from hlo_layout.layout.padding import explain_padding, tiling_pattern
 from hlo_layout.layout.size import (
-    TPU_TABLE_ALIGNMENT,
     ArrayBytes,
     Footprint,
     footprint,
     pointer_table_bytes,
 )
 from hlo_layout.memory.analysis import MemoryAnalysis, analyze_memory
-from hlo_layout.memory.backend import Backend, BackendChoice
+from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
 from hlo_layout.memory.dataflow import computation_kinds, defines_value
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
@@ -385,6 +384,7 @@ def memory_report(
     so the streamer passes it, see `layout/skeleton.py`).
     Raises KeyError when `computation` names no computation of the module.
     """
+    choice = as_choice(backend, module, str(file) if file is not None else None)
     facts = ShapeFacts()
     entry = module.entry
     if computation is not None:
@@ -403,10 +403,15 @@ def memory_report(
         if progress is not None:
             progress(done, len(scopes))
     report = tally.report(
-        facts, head_info, scope=computation, assignment=assignment, names=_InstructionNames(module)
+        facts,
+        head_info,
+        scope=computation,
+        assignment=assignment,
+        names=_InstructionNames(module),
+        backend=choice.backend,
     )
     if computation is None and peak and module.entry is not None:
-        report = replace(report, peak=analyze_memory(module, backend, assignment, file=file))
+        report = replace(report, peak=analyze_memory(module, choice, assignment, file=file))
     return report
 
 
@@ -514,13 +519,16 @@ class ValueTally:
         scope: str | None,
         assignment: BufferAssignment | None,
         names: Container[str],
+        backend: Backend,
     ) -> MemoryReport:
-        """The MemoryReport of these values and the head computation's parameters/outputs."""
+        """The MemoryReport of these values and the head computation's parameters/outputs (its
+        result's tuple tables sized as `backend` sizes them)."""
         tpu = head.tiled or self.tiled
         table = 0
         if head.root_shape is not None:
-            alignment = TPU_TABLE_ALIGNMENT if tpu else 1
-            table = pointer_table_bytes(head.root_shape, alignment=alignment)
+            table = pointer_table_bytes(
+                head.root_shape, backend.pointer_bytes, alignment=backend.table_alignment
+            )
         param_rows = [_leaf_row(n, a, facts, parameter_number=k) for n, a, k in head.params]
         output_rows = [_leaf_row(n, a, facts, opcode=op) for n, a, op in head.outputs]
         rows = self.rows

@@ -21,7 +21,7 @@ from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
 from hlo_layout.memory.attribution import Group, Grouping, group_buffers
-from hlo_layout.memory.backend import Backend, BackendChoice, backend_named, detect_backend
+from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
 from hlo_layout.memory.gpu_alias import custom_call_target
 from hlo_layout.memory.live_range import LiveRange
@@ -449,14 +449,7 @@ def analyze_memory(
     beside our figures (and, on TPU, the labelled source of VMEM), never used to compute ours.
     Raises ValueError for a module with no computation and KeyError for an unknown backend name.
     """
-    if isinstance(backend, BackendChoice):
-        choice = backend
-    elif isinstance(backend, Backend):
-        choice = BackendChoice(backend, "--backend")
-    elif backend is not None:
-        choice = BackendChoice(backend_named(backend), "--backend")
-    else:
-        choice = detect_backend(module, str(file) if file is not None else None)
+    choice = as_choice(backend, module, str(file) if file is not None else None)
     with collector.paused():
         return _analyze(module, choice, buffer_assignment, file)
 

@@ -248,6 +248,20 @@ def detect_backend(
     )
 
 
+def as_choice(
+    backend: str | Backend | BackendChoice | None, module: Module, file_name: str | None = None
+) -> BackendChoice:
+    """`backend` as a BackendChoice: a choice as it is, settings or a name as given
+    (`--backend`), None detected from the module's text and file name."""
+    if isinstance(backend, BackendChoice):
+        return backend
+    if isinstance(backend, Backend):
+        return BackendChoice(backend, "--backend")
+    if backend is not None:
+        return BackendChoice(backend_named(backend), "--backend")
+    return detect_backend(module, file_name)
+
+
 def choose_backend(
     signs: Callable[[], TextSigns],
     file_name: str | None = None,

@@ -5,6 +5,6 @@ the compiler wrote beside a dump, `load` parses the dumps and hands each module 
 was found (`Dump`).
 """
 
-from hlo_layout.reader.load import Dump, DumpSource, Loaded, Progress, load, load_file
+from hlo_layout.reader.loader import Dump, DumpSource, Loaded, Progress, load, load_file
 
 __all__ = ["Dump", "DumpSource", "Loaded", "Progress", "load", "load_file"]

@@ -4,7 +4,7 @@
 `…-buffer-assignment.txt`, `…-memory-usage-report.txt`, `…-live-range.txt`; libtpu's dumps
 name them `conv.after_optimizations.txt`, `conv.buffer-assignment.txt`,
 `conv.target_arguments.txt`. Only this module looks for them: analyses are handed what was found
-(`hlo_layout.reader.load`).
+(`hlo_layout.reader.loader`).
 """
 
 from __future__ import annotations

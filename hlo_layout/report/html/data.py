@@ -31,7 +31,7 @@ from hlo_layout.syntax.opcodes import FUSION
 from hlo_layout.syntax.tree import Module
 
 if TYPE_CHECKING:
-    from hlo_layout.reader.load import Dump
+    from hlo_layout.reader.loader import Dump
 
 #: Version of the embedded data's own keys (`schema_version` of the documents inside is theirs).
 REPORT_SCHEMA_VERSION = 1
@@ -229,7 +229,7 @@ def build_report(
     top: int = DEFAULT_TOP,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """`report_data` for dumps read by `hlo_layout.reader.load`: the inspect overview of each
+    """`report_data` for dumps read by `hlo_layout.reader.loader`: the inspect overview of each
     module and its peak-memory analysis."""
     measured = [
         (

@@ -89,6 +89,26 @@ def _backend(value: str | None) -> str | None:
     return value.lower() if value is not None else None
 
 
+def _by(value: str) -> str:
+    """`--by`: checked here (usage error, exit 2) so a command reads it with `parse_grouping`."""
+    from hlo_layout.memory.attribution import parse_grouping  # not at start-up
+
+    try:
+        parse_grouping(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    return value
+
+
+ByOpt = Annotated[
+    str,
+    typer.Option(
+        "--by",
+        help="Group the peak by source line (source), op_name (op) or its first N /-parts (op:N).",
+        metavar="source|op|op:N",
+        callback=_by,
+    ),
+]
 BackendOpt = Annotated[
     str | None,
     typer.Option(

@@ -15,6 +15,7 @@ from hlo_layout.cli.common import (
     EXIT_USAGE,
     TOP_DEFAULT,
     BackendOpt,
+    ByOpt,
     FormatOpt,
     OutputFormat,
     TopOpt,
@@ -73,15 +74,7 @@ def diff(
             show_default=False,
         ),
     ],
-    by: Annotated[
-        str,
-        typer.Option(
-            "--by",
-            help="Group the peak's change by source line (source), op_name (op) or its first N "
-            "parts (op:N).",
-            metavar="source|op|op:N",
-        ),
-    ] = "source",
+    by: ByOpt = "source",
     output_format: FormatOpt = OutputFormat.text,
     top: TopOpt = TOP_DEFAULT,
     backend: BackendOpt = None,
@@ -99,10 +92,7 @@ def diff(
         if old == STDIN and new == STDIN:
             stderr_console().print("error: only one of OLD and NEW can be - (stdin)")
             raise typer.Exit(EXIT_USAGE)
-        try:
-            grouping = parse_grouping(by)
-        except ValueError as e:
-            raise typer.BadParameter(str(e), param_hint="'--by'") from None
+        grouping = parse_grouping(by)
         pairing = pair(
             _load(old, backend), _load(new, backend), key=lambda s: s[2], name=lambda s: s[1].module
         )

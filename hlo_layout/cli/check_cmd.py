@@ -23,7 +23,6 @@ from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_CHECK_FAILED,
     EXIT_INPUT,
-    EXIT_USAGE,
     BackendOpt,
     FormatOpt,
     OutputFormat,
@@ -31,6 +30,7 @@ from hlo_layout.cli.common import (
     guard,
     stderr_console,
     stdout_console,
+    usage_error,
     write_output_file,
 )
 from hlo_layout.reader.discover import expand_dumps, no_match_message, shard_dumps
@@ -154,25 +154,16 @@ def check(
             if baseline:
                 baseline_dumps, baseline_unmatched = expand_dumps(baseline)
         except (PolicyError, ValueError) as e:
-            stderr_console().print(f"error: {e}", markup=False, highlight=False)
-            raise typer.Exit(EXIT_USAGE) from None
+            usage_error(str(e))
         if not no_rules_ok and not policies.keys_in_use():
-            stderr_console().print(
-                f"error: no rule to check: {_where_rules_were_looked_for(config, policies)}; "
-                "give a rule flag (e.g. --max-peak-bytes SIZE), --config PATH, or --no-rules-ok",
-                markup=False,
-                highlight=False,
+            usage_error(
+                f"no rule to check: {_where_rules_were_looked_for(config, policies)}; give a "
+                "rule flag (e.g. --max-peak-bytes SIZE), --config PATH, or --no-rules-ok"
             )
-            raise typer.Exit(EXIT_USAGE)
         needing = policies.needing_baseline()
         if needing and baseline_dumps is None:
             flags = ", ".join(r.flag for r in needing)
-            stderr_console().print(
-                f"error: {flags} compares with a baseline: give --baseline PATH",
-                markup=False,
-                highlight=False,
-            )
-            raise typer.Exit(EXIT_USAGE)
+            usage_error(f"{flags} compares with a baseline: give --baseline PATH")
         if shard_spec and all_dumps and not dumps:
             stderr_console().print(
                 f"note: shard {shard_spec} holds none of the {all_dumps} dump(s)", markup=False

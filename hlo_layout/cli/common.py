@@ -10,7 +10,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -172,6 +172,12 @@ def stderr_console() -> Any:
     from hlo_layout.report.console import make_console
 
     return make_console(sys.stderr, soft_wrap=True)
+
+
+def usage_error(message: str) -> NoReturn:
+    """`error: MESSAGE` on stderr, then exit 2 (a usage error)."""
+    stderr_console().print(f"error: {message}", markup=False, highlight=False)
+    raise typer.Exit(EXIT_USAGE)
 
 
 def stdout_console() -> Any:

@@ -16,6 +16,7 @@ from hlo_layout.syntax.tree import Module
 from hlo_layout.units import ratio_percent
 
 if TYPE_CHECKING:
+    from hlo_layout.layout.module_memory import MemoryReport
     from hlo_layout.memory.analysis import MemoryAnalysis
     from hlo_layout.reader.loader import Dump
 
@@ -129,13 +130,17 @@ def module_metrics(dump: Dump) -> ModuleMetrics:
     return measure_module(dump)[0]
 
 
-def measure_module(dump: Dump) -> tuple[ModuleMetrics, MemoryAnalysis | None]:
+def measure_module(
+    dump: Dump, report: MemoryReport | None = None
+) -> tuple[ModuleMetrics, MemoryAnalysis | None]:
     """`module_metrics`, and the memory analysis its figures come from (None for a module with
-    no entry computation): `diff` explains the peak with it."""
+    no entry computation): `diff` explains the peak with it. `report`: the module's memory
+    report when already made (the HTML report's)."""
     from hlo_layout.check.memory import figures_of, report_for
 
     counts = structure_counts(dump.module)
-    report = report_for(dump.module, dump.assignment, dump.file, dump.backend)
+    if report is None:
+        report = report_for(dump.module, dump.assignment, dump.file, dump.backend)
     metrics = ModuleMetrics(
         module=dump.module.name or "(snippet)",
         file=dump.file,

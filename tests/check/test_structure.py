@@ -24,6 +24,12 @@ DUMPS = [
     CORPUS / "libtpu-v5e" / "transformer" / "transformer.after_optimizations.txt",
     CORPUS / "jax-gpu-h100" / "module_51652.jit_step.sm_9.0a_gpu_after_optimizations.txt",
     DATA / "memory" / "cpu-gen3" / "module_0004.jit_grad_accum_scan.cpu_after_optimizations.txt",
+    *sorted(
+        (DATA / "frontends" / "tensorflow" / "rnn_while_loop").glob("*after_optimizations.txt")
+    ),
+    *sorted(
+        (DATA / "frontends" / "torch-xla" / "inplace_donation").glob("*after_optimizations.txt")
+    ),
 ]
 PAIRS = DATA / "diff"
 
@@ -56,7 +62,7 @@ def _no_change(d: dict) -> bool:
     )
 
 
-@pytest.mark.parametrize("path", DUMPS, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", DUMPS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_renumbering_changes_nothing_and_pairs_each_instruction_with_itself(

@@ -68,6 +68,9 @@ class LiveBuffer:
     #: The instruction inside the computation the defining instruction runs whose metadata
     #: `op_name` and `source` are (None: its own; memory/metadata.py, NOTE: [attribution]).
     via: str | None = None
+    #: Whether the buffer comes from an argument of the program (an entry parameter or a copy
+    #: of one): no line of the program put it there.
+    argument: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,6 +397,7 @@ def buffer_dict(b: LiveBuffer) -> dict:
         "op_name": b.op_name,
         "source": b.source,
         "via": b.via,
+        "argument": b.argument,
     }
 
 
@@ -740,4 +744,5 @@ def _live_buffer(
         found.op_name,
         found.source,
         found.via,
+        found.argument,
     )

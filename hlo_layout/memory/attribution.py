@@ -18,6 +18,9 @@ from typing import NamedTuple, Protocol
 
 #: What `--by` accepts (`op:N` with N >= 1).
 GROUPINGS = ("source", "op", "op:N")
+#: The source-line group of buffers that come from the program's arguments (no line put them
+#: there: memory/metadata.py, NOTE: [attribution]).
+ARGUMENTS = "(arguments)"
 
 
 class Grouping(NamedTuple):
@@ -26,9 +29,9 @@ class Grouping(NamedTuple):
     by: str
     depth: int = 0
 
-    def key_of(self, source: str | None, op_name: str | None) -> str | None:
+    def key_of(self, source: str | None, op_name: str | None, argument: bool = False) -> str | None:
         if self.by == "source":
-            return source
+            return source if source is not None or not argument else ARGUMENTS
         if op_name is None or not self.depth:
             return op_name
         return "/".join(op_name.split("/")[: self.depth])
@@ -72,6 +75,8 @@ class Attributed(Protocol):
     def op_name(self) -> str | None: ...
     @property
     def bytes(self) -> int: ...
+    @property
+    def argument(self) -> bool: ...
 
 
 def group_buffers(rows: Iterable[Attributed], grouping: Grouping) -> list[Group]:
@@ -79,7 +84,7 @@ def group_buffers(rows: Iterable[Attributed], grouping: Grouping) -> list[Group]
     the unattributed group sorts by its bytes like any other)."""
     acc: dict[str | None, list[int]] = {}
     for r in rows:
-        key = grouping.key_of(r.source, r.op_name)
+        key = grouping.key_of(r.source, r.op_name, r.argument)
         got = acc.get(key)
         if got is None:
             got = acc[key] = [0, 0]

@@ -7,7 +7,10 @@ own (a fusion, a call, a custom call with a body), the root-most instruction wit
 it, found breadth first from the computation's root (for element k of a tuple-shaped result,
 from the root's operand k): the instruction that writes the output; else (a copy, layout change
 or convert the compiler added, with no metadata anywhere inside) the nearest producer upstream
-with metadata, breadth first through its operands: the value it is a copy of. XLA's fusion passes
+with metadata, breadth first through its operands: the value it is a copy of. A buffer that
+comes from an entry parameter (the parameter itself, or a copy of it) is an argument: the
+caller put it there, and jax and TensorFlow give parameters an op_name (the argument's path)
+but no source line; grouped by source line, such buffers are "(arguments)". XLA's fusion passes
 keep the fused instructions' metadata but often give the fusion none of its own, so without this
 a fusion root (most of a compiled program's buffers) would have no source.
 """
@@ -59,7 +62,7 @@ class SourceInfo:
         [attribution])."""
         op_name, source = self.of(i)
         if op_name is not None or source is not None:
-            return Attribution(op_name, source, None)
+            return Attribution(op_name, source, None, self._is_argument(i))
         seen: set[str] = set()
         for body, start in self._bodies(i, index):
             found = self._root_most(body, start, seen)
@@ -70,11 +73,16 @@ class SourceInfo:
             found = self._root_most(home, i, seen, skip_start=True)
             if found is not None:
                 return self._via(found)
-        return Attribution(None, None, None)
+        return Attribution(None, None, None, self._is_argument(i))
 
     def _via(self, found: Instruction) -> Attribution:
         op_name, source = self.of(found)
-        return Attribution(op_name, source, found.name)
+        return Attribution(op_name, source, found.name, self._is_argument(found))
+
+    def _is_argument(self, i: Instruction) -> bool:
+        """Whether `i` is a parameter of the entry computation: an argument of the program,
+        which no line of it put there (a caller passed it)."""
+        return i.opcode == "parameter" and self._home().get(i.name) is self.module.entry
 
     def _home(self) -> dict[str, Computation]:
         """Each instruction's computation (names are unique in a module), built on first use."""
@@ -103,8 +111,8 @@ class SourceInfo:
         skip_start: bool = False,
     ) -> Instruction | None:
         """Breadth first from `start` (the root) through operands: the first instruction with
-        metadata, looking into nested computations the same way (`skip_start`: from `start`'s
-        operands, its own being known to be empty)."""
+        metadata (or an argument of the program), looking into nested computations the same
+        way (`skip_start`: from `start`'s operands, its own being known to be empty)."""
         key = body.name if not skip_start else f"{body.name}/{start}"
         if key in seen:
             return None
@@ -120,7 +128,7 @@ class SourceInfo:
                 op_name = source = None
             else:
                 op_name, source = self.of(x)
-            if op_name is not None or source is not None:
+            if op_name is not None or source is not None or self._is_argument(x):
                 return x
             for nested, nested_start in self._bodies(x, ()):
                 found = self._root_most(nested, nested_start, seen)
@@ -155,12 +163,15 @@ class SourceInfo:
 
 @dataclass(frozen=True, slots=True)
 class Attribution:
-    """A value's op_name and `file:line`, and `via`: the instruction inside the computation it
-    runs that they were taken from (None when they are its own)."""
+    """A value's op_name and `file:line`, `via`: the instruction inside the computation it
+    runs (or upstream) that they were taken from (None when they are its own), and `argument`:
+    whether that instruction is an argument of the program (an entry parameter: a copy or
+    conversion of one comes from the caller, not from a line of the program)."""
 
     op_name: str | None
     source: str | None
     via: str | None
+    argument: bool = False
 
 
 def _element(body: Computation, root: Instruction, index: tuple[int, ...]) -> Instruction | None:

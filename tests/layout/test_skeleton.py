@@ -42,7 +42,7 @@ def _without_sources(analysis: dict) -> dict:
     """`memory --format json` minus what the skeleton drops on purpose (metadata)."""
     analysis = dict(analysis)
     analysis["live_at_peak"] = [
-        {k: v for k, v in b.items() if k not in ("op_name", "source", "via")}
+        {k: v for k, v in b.items() if k not in ("op_name", "source", "via", "argument")}
         for b in analysis["live_at_peak"]
     ]
     del analysis["by_op_name"]  # grouped by op_name

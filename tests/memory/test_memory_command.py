@@ -26,7 +26,7 @@ SPACE_KEYS = {
 VALUE_KEYS = {"name", "index", "start", "end", "bytes", "memory_space", "allocation"}
 LIVE_KEYS = {
     "name", "index", "shape", "bytes", "logical_bytes", "padding_bytes", "memory_space",
-    "allocation", "start", "end", "op_name", "source", "via",
+    "allocation", "start", "end", "op_name", "source", "via", "argument",
 }  # fmt: skip
 
 

@@ -75,16 +75,13 @@ class BufferPair:
         return (self.new.bytes if self.new else 0) - (self.old.bytes if self.old else 0)
 
 
-#: The numbering suffix XLA's name uniquer adds (`x.1`, `Arg_0.12`).
-_NUMBERED = re.compile(r"\.\d+$")
-
-
 class _Keyed(NamedTuple):
     """A buffer's bytes under the attribution of another (its pair's new side)."""
 
     source: str | None
     op_name: str | None
     bytes: int
+    argument: bool
 
 
 def pair_buffers(
@@ -162,16 +159,10 @@ def attribution(pairs: Iterable[BufferPair], grouping: Grouping) -> list[dict[st
         at = p.new or p.old
         if at is None:
             continue
-        source, op_name = at.source, at.op_name
-        if source is None and at.allocation == "parameter":
-            # A parameter has no source line; jax names it by its argument's path, as op_name
-            # (`params['blocks'][0][0]`) and instruction name (`params__blocks___0__0_.1`).
-            source = f"parameter {op_name or _NUMBERED.sub('', at.name)}"
-            op_name = op_name or source
         if p.old is not None:
-            olds.append(_Keyed(source, op_name, p.old.bytes))
+            olds.append(_Keyed(at.source, at.op_name, p.old.bytes, at.argument))
         if p.new is not None:
-            news.append(_Keyed(source, op_name, p.new.bytes))
+            news.append(_Keyed(at.source, at.op_name, p.new.bytes, at.argument))
     old_by = {g.key: g.bytes for g in group_buffers(olds, grouping)}
     new_by = {g.key: g.bytes for g in group_buffers(news, grouping)}
     rows: list[dict[str, Any]] = [

@@ -86,6 +86,16 @@ def memory_space(number: int, *, tpu: bool = False) -> MemorySpace:
     return MemorySpace(number, "device-specific", "device-specific", description, "device-specific")
 
 
+def space_label(number: int, tpu: bool) -> str:
+    """`S(1) fast (VMEM)`: the number as written in layouts, then what it means (every view's
+    name for a memory space).
+
+    >>> space_label(1, True)
+    'S(1) fast (VMEM)'
+    """
+    return f"S({number}) {memory_space(number, tpu=tpu).label}"
+
+
 def memory_space_name(number: int, *, tpu: bool = False) -> str:
     """The stable key of `S(number)`: `default`, `fast`, `host`, `unpinned-host` or
     `device-specific`."""

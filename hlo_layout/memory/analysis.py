@@ -318,7 +318,7 @@ class MemoryAnalysis:
         value), `op_depth` groups `by_op_name` by that many `/`-parts of op_name (0: whole),
         `space` lists the buffers live at that space's peak (default: the space with the most
         bytes live), `at` adds what is live at that schedule step (`at`)."""
-        peak_rows = self.live_at_peak(space)
+        lists = self.peak_lists(space, top=top, op_depth=op_depth)
         timeline = []
         for sp in self.spaces:
             values, bucket = self.timeline(sp.memory_space)
@@ -355,19 +355,33 @@ class MemoryAnalysis:
                 }
                 for v in self.values
             ],
-            "live_at_peak": [buffer_dict(b) for b in peak_rows[:top]],
-            "live_at_peak_total": len(peak_rows),
+            "live_at_peak": lists["live_at_peak"],
+            "live_at_peak_total": lists["live_at_peak_total"],
             "timeline": timeline,
+            "by_source": lists["by_source"],
+            "by_op_name": lists["by_op_name"],
+            "compiler": self.compiler,
+            **({} if at is None else {"at": self._at_dict(at, space, top)}),
+        }
+
+    def peak_lists(
+        self, space: int | None = None, *, top: int | None = None, op_depth: int = 0
+    ) -> dict[str, Any]:
+        """The buffers live at one space's peak step (default: `peak_space`) and their sums by
+        source line and by op_name, as `to_dict` writes them (`live_at_peak`,
+        `live_at_peak_total`, `by_source`, `by_op_name`; `top` rows each)."""
+        rows = self.live_at_peak(space)
+        return {
+            "live_at_peak": [buffer_dict(b) for b in rows[:top]],
+            "live_at_peak_total": len(rows),
             "by_source": [
                 {"source": g.key, "bytes": g.bytes, "values": g.buffers}
-                for g in self.grouped(peak_rows, Grouping("source"))[:top]
+                for g in self.grouped(rows, Grouping("source"))[:top]
             ],
             "by_op_name": [
                 {"op_name": g.key, "bytes": g.bytes, "values": g.buffers}
-                for g in self.grouped(peak_rows, Grouping("op", op_depth))[:top]
+                for g in self.grouped(rows, Grouping("op", op_depth))[:top]
             ],
-            "compiler": self.compiler,
-            **({} if at is None else {"at": self._at_dict(at, space, top)}),
         }
 
     def _at_dict(self, step: int, space: int | None, top: int | None) -> dict:

@@ -8,8 +8,8 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table
 from rich.text import Text
 
+from hlo_layout.layout.memory_space import space_label
 from hlo_layout.memory import Grouping, LiveBuffer, MemoryAnalysis
-from hlo_layout.report.memory_view import space_label
 from hlo_layout.report.peak_view import peak_block
 from hlo_layout.report.units import human_bytes
 from hlo_layout.units import format_share

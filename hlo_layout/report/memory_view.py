@@ -14,7 +14,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from hlo_layout.layout.memory_space import memory_space
+from hlo_layout.layout.memory_space import memory_space, space_label
 from hlo_layout.layout.module_memory import LeafRow, MemoryReport
 from hlo_layout.report.units import expansion, human_bytes
 from hlo_layout.units import format_bytes_exact
@@ -35,11 +35,6 @@ def _more(table: Table, hidden: int, what: str = "more") -> None:
 
 def _index(index: tuple[int, ...]) -> str:
     return "{" + ",".join(map(str, index)) + "}"
-
-
-def space_label(number: int, tpu: bool) -> str:
-    """`S(1) fast (VMEM)`: the number as written in layouts, then what it means."""
-    return f"S({number}) {memory_space(number, tpu=tpu).label}"
 
 
 def _space(number: int, tpu: bool) -> Text:

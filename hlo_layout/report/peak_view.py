@@ -8,9 +8,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from hlo_layout.layout.memory_space import space_label
 from hlo_layout.memory import MemoryAnalysis
 from hlo_layout.memory.peak import legend as legend_text
-from hlo_layout.report.memory_view import space_label
 from hlo_layout.report.units import human_bytes
 
 

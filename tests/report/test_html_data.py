@@ -10,9 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hlo_layout.layout.memory_space import space_label
 from hlo_layout.layout.module_memory import memory_report
 from hlo_layout.layout.size import footprint
 from hlo_layout.layout.tiling import tile_grid
+from hlo_layout.memory.attribution import ARGUMENTS
+from hlo_layout.memory.peak import legend
 from hlo_layout.reader import load
 from hlo_layout.report.html import (
     bound_memory,
@@ -201,6 +204,42 @@ def test_memory_document_follows_the_contract(monkeypatch) -> None:
         "compiler",
     ):
         assert key in m, key
+
+
+@pytest.mark.parametrize("dump", [TPU, DUMPS[3]], ids=["tpu", "tpu-padding"])
+def test_the_page_gets_the_lists_of_every_spaces_peak_step(dump: Path) -> None:
+    # The module's own lists are `memory --format json`'s (the space with the most live);
+    # `space_peaks` adds the same lists at each other space's peak step, from the analysis.
+    ((file, report),) = _measured(dump)
+    ma = report.peak
+    assert ma is not None
+    doc, _ = memory_document([(file, report)])
+    (m,) = doc["modules"]
+    assert m["legend"] == legend(True)
+    assert m["arguments_group"] == ARGUMENTS
+    assert [s["label"] for s in m["spaces"]] == [
+        space_label(s.memory_space, True) for s in ma.spaces
+    ]
+    assert ma.peak_space is not None
+    assert m["live_at_peak_space"] == ma.peak_space.memory_space
+    whole = ma.to_dict()
+    for key in ("live_at_peak", "live_at_peak_total", "by_source", "by_op_name"):
+        assert m[key] == whole[key] == ma.peak_lists()[key]
+    others = [s for s in ma.spaces if s.memory_space != m["live_at_peak_space"] and s.live_bytes]
+    assert others, "the sample has buffers live at the peak of more than one space"
+    assert [p["memory_space"] for p in m["space_peaks"]] == [s.memory_space for s in others]
+    for p, s in zip(m["space_peaks"], others):
+        assert p == {"memory_space": s.memory_space, **ma.peak_lists(s.memory_space)}
+        assert {b["memory_space"] for b in p["live_at_peak"]} == {s.memory_space}
+        assert sum(b["bytes"] for b in p["live_at_peak"]) == s.live_bytes <= s.peak_bytes
+        assert sum(g["bytes"] for g in p["by_source"]) == s.live_bytes
+    bounded = bound_memory(doc, top=2)["modules"][0]
+    for p in bounded["space_peaks"]:
+        full = next(q for q in m["space_peaks"] if q["memory_space"] == p["memory_space"])
+        for key in ("live_at_peak", "by_source", "by_op_name"):
+            assert p[key] == full[key][:2]
+            if len(full[key]) > 2:
+                assert p[f"{key}_total"] == len(full[key])
 
 
 def test_bounding_keeps_the_peak_and_says_what_it_cut() -> None:

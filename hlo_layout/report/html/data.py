@@ -10,8 +10,12 @@ embedded in summary form (README "HTML report" lists what is dropped):
   (`<key>_total`).
 - memory: each module keeps every key of `memory --format json` but `values` (every value's live
   range), replaced by `values_total`; `live_at_peak`, `by_source`, `by_op_name` and the
-  compiler's allocations are cut to `top` rows, with `<key>_total`; `legend` is the line the
-  page shows under the figures.
+  compiler's allocations are cut to `top` rows, with `<key>_total`. The page adds: `legend`, the
+  line under the figures; `arguments_group`, the source-line group of the program's arguments
+  (a buffer's `source` cell when it has no line and is an `argument`); each space's `label`
+  (`S(1) fast (VMEM)`, as the terminal names it); `live_at_peak_space`, the space whose peak
+  step those lists are of; and `space_peaks`, the same lists at the peak step of every other
+  space with buffers live there (the page's space picker).
 - diff (two dumps only): `diff --format json`'s module pair, bounded by `bound_diff`.
 
 Pure: builds plain dicts, no Rich, no HTML.
@@ -23,8 +27,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hlo_layout.layout.memory_space import space_label
 from hlo_layout.layout.module_memory import MemoryReport, memory_report
 from hlo_layout.memory.analysis import SCHEMA_VERSION as MEMORY_SCHEMA_VERSION
+from hlo_layout.memory.attribution import ARGUMENTS
 from hlo_layout.memory.peak import legend
 from hlo_layout.report.html.grids import pattern_picture
 from hlo_layout.report.model import SCHEMA_VERSION, memory_json, module_summary
@@ -32,6 +38,7 @@ from hlo_layout.syntax.opcodes import FUSION
 from hlo_layout.syntax.tree import Module
 
 if TYPE_CHECKING:
+    from hlo_layout.memory import MemoryAnalysis
     from hlo_layout.reader.loader import Dump
 
 #: Version of the embedded data's own keys (`schema_version` of the documents inside is theirs).
@@ -168,6 +175,10 @@ def _pool(live: Sequence[int], bucket: int) -> list[int]:
     return [max(live[i : i + bucket]) for i in range(0, len(live), bucket)]
 
 
+#: The lists of the buffers live at a peak step (`MemoryAnalysis.peak_lists`), cut to `top`.
+PEAK_LISTS = ("live_at_peak", "by_source", "by_op_name")
+
+
 def bound_memory_module(obj: dict[str, Any], *, top: int = DEFAULT_TOP) -> dict[str, Any]:
     """A `memory --format json` module object without `values`, with lists cut to `top` rows
     and every timeline at most TIMELINE_POINTS numbers."""
@@ -175,8 +186,13 @@ def bound_memory_module(obj: dict[str, Any], *, top: int = DEFAULT_TOP) -> dict[
     values = out.pop("values", None)
     if isinstance(values, list):
         out["values_total"] = len(values)
-    for key in ("live_at_peak", "by_source", "by_op_name"):
+    for key in PEAK_LISTS:
         _cut(out, key, top)
+    if isinstance(out.get("space_peaks"), list):
+        out["space_peaks"] = [dict(p) for p in out["space_peaks"]]
+        for p in out["space_peaks"]:
+            for key in PEAK_LISTS:
+                _cut(p, key, top)
     timelines = []
     for t in out.get("timeline") or []:
         t = dict(t)
@@ -217,11 +233,27 @@ def memory_document(
             notes.append(f"{file}: no peak-memory analysis (the module has no entry computation)")
             continue
         d = ma.to_dict()
-        d["legend"] = legend(ma.backend == "tpu")
+        _page_keys(ma, d)
         if d.get("file") is None:
             d["file"] = file
         out.append(d)
     return {"schema_version": MEMORY_SCHEMA_VERSION, "modules": out}, notes
+
+
+def _page_keys(ma: MemoryAnalysis, d: dict[str, Any]) -> None:
+    """What the page adds to a module of `memory --format json` (see the module docstring)."""
+    tpu = ma.backend == "tpu"
+    d["legend"] = legend(tpu)
+    d["arguments_group"] = ARGUMENTS
+    for space in d["spaces"]:
+        space["label"] = space_label(space["memory_space"], tpu)
+    shown = ma.peak_space
+    d["live_at_peak_space"] = shown.memory_space if shown is not None else None
+    d["space_peaks"] = [
+        {"memory_space": s.memory_space, **ma.peak_lists(s.memory_space)}
+        for s in ma.spaces
+        if s is not shown and s.live_bytes
+    ]
 
 
 def build_report(

@@ -60,8 +60,10 @@ def render_html(data: dict[str, Any], *, fragment: bool = False) -> str:
     own policy applies; element ids are then not unique across outputs, so the script finds its
     data relative to itself)."""
     css, js = _asset("report.css"), _asset("report.js")
+    # A whole page owns its URL (`#module=N` links); a notebook fragment does not.
+    page = "" if fragment else ' data-page="full"'
     body = (
-        '<div class="hlo-report">'
+        f'<div class="hlo-report"{page}>'
         "<noscript>This report draws itself with JavaScript from the JSON embedded in it "
         f"(the <code>script#{DATA_ELEMENT_ID}</code> element).</noscript>"
         '<div class="hlo-app"></div>'

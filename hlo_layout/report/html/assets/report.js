@@ -97,8 +97,8 @@
     if (content instanceof Node) e.appendChild(content); else e.textContent = content === null || content === undefined ? "" : String(content);
     return e;
   }
-  function card(label, value, detail, valueClass) {
-    return h("div", { class: "card" }, [
+  function card(label, value, detail, valueClass, cls) {
+    return h("div", { class: "card " + (cls || "") }, [
       h("div", { class: "label", text: label }),
       h("div", { class: "value " + (valueClass || "") }, [value]),
       detail ? h("div", { class: "detail" }, [detail]) : null,
@@ -144,16 +144,37 @@
     }
     return memoryModules.length === inspectModules.length ? memoryModules[i] : null;
   }
-  function spaceName(mem, im, space) {
+  function spaceOf(mem, space) {
     var list = (mem && mem.spaces) || [];
-    for (var i = 0; i < list.length; i++) if (list[i].memory_space === space) return list[i].name;
+    for (var i = 0; i < list.length; i++) if (list[i].memory_space === space) return list[i];
+    return null;
+  }
+  function spaceName(mem, im, space) {
+    var sp = spaceOf(mem, space);
+    if (sp) return sp.name;
     var totals = (im && im.totals) || [];
     for (var j = 0; j < totals.length; j++) if (totals[j].memory_space === space) return totals[j].name;
     return "space";
   }
+  // `S(1) fast (VMEM)`, as the terminal views name a space (the data's `label`).
   function spaceLabel(mem, im, space) {
+    var sp = spaceOf(mem, space);
+    if (sp && sp.label) return sp.label;
     var name = spaceName(mem, im, space), tag = "S(" + space + ")";
-    return name === tag ? tag : name + " (" + tag + ")";
+    return name === tag ? tag : tag + " " + name;
+  }
+  function backendLabel(mem) {
+    if (!mem || !mem.backend) return "";
+    return mem.backend.toUpperCase() + (mem.tpu_generation ? " " + mem.tpu_generation : "") + (mem.backend_assumed ? " (assumed)" : "");
+  }
+  // The URL fragment's options: `#module=2&sort=padding&space=1&filter=dot&only=SECTION-ID`.
+  function hashOptions() {
+    var out = {};
+    (location.hash || "").replace(/^#/, "").split("&").forEach(function (kv) {
+      var i = kv.indexOf("=");
+      if (i > 0) { try { out[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); } catch (e) { /* a malformed option is ignored */ } }
+    });
+    return out;
   }
 
   // ---- memory over program order ------------------------------------------------------------
@@ -165,13 +186,16 @@
     return 1024 * unit;
   }
 
-  function drawChart(t, sp, label) {
-    var W = 960, H = 230, L = 70, R = 18, T = 26, B = 30, pw = W - L - R, ph = H - T - B;
+  // Bytes live at each step of one space, the space's peak (its share of the headline) as a
+  // dashed level, and the step where the most is live marked.
+  function drawChart(t, sp, label, compact) {
+    var W = 960, H = compact ? 130 : 230, L = 70, R = 18, T = 26, B = 30, pw = W - L - R, ph = H - T - B;
     var live = t.live_bytes || [], bucket = t.bucket || 1;
     var length = t.length || live.length * bucket || 1;
-    var peak = sp ? sp.live_bytes : Math.max.apply(null, live.concat([0]));
-    var top = Math.max(1, peak || 0, Math.max.apply(null, live.concat([0])));
-    var step = niceStep(top / 4), ymax = Math.ceil(top / step) * step;
+    var most = Math.max.apply(null, live.concat([0]));
+    var atStep = sp ? sp.live_bytes : most;
+    var top = Math.max(1, atStep || 0, most, sp ? sp.peak_bytes || 0 : 0);
+    var step = niceStep(top / (compact ? 2 : 4)), ymax = Math.ceil(top / step) * step;
     function x(stepIndex) { return L + (stepIndex / length) * pw; }
     function y(v) { return T + ph - (v / ymax) * ph; }
     var svg = s("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": label });
@@ -199,21 +223,26 @@
     d += "L" + x(length) + "," + y(0) + "Z";
     svg.appendChild(s("path", { class: "area", d: d }));
     svg.appendChild(s("path", { class: "line", d: line }));
+    if (sp && sp.peak_bytes) {
+      svg.appendChild(s("line", { class: "peaklevel", x1: L, x2: W - R, y1: y(sp.peak_bytes), y2: y(sp.peak_bytes) }));
+      svg.appendChild(s("text", { class: "levellabel", x: L + 6, y: y(sp.peak_bytes) + 14, "data-test": "chart-peak", "data-bytes": sp.peak_bytes },
+        "peak " + humanBytes(sp.peak_bytes)));
+    }
     if (sp && sp.peak_step !== null && sp.peak_step !== undefined) {
       var px = x(sp.peak_step + 0.5);
-      svg.appendChild(s("line", { class: "peakline", x1: px, x2: px, y1: T - 8, y2: T + ph }));
-      svg.appendChild(s("circle", { class: "peakdot", cx: px, cy: y(peak), r: 3.5 }));
+      svg.appendChild(s("line", { class: "stepline", x1: px, x2: px, y1: T - 8, y2: T + ph }));
+      svg.appendChild(s("circle", { class: "stepdot", cx: px, cy: y(atStep), r: 3.5 }));
       var right = px > L + pw * 0.6;
       svg.appendChild(s("text", {
-        class: "peaklabel", x: px + (right ? -6 : 6), y: T - 10, "text-anchor": right ? "end" : "start",
-      }, "peak " + humanBytes(peak) + " at step " + group(sp.peak_step) + (sp.peak_instruction ? " (" + sp.peak_instruction + ")" : "")));
+        class: "steplabel", x: px + (right ? -6 : 6), y: T - 10, "text-anchor": right ? "end" : "start", "data-test": "chart-live", "data-bytes": atStep,
+      }, "live " + humanBytes(atStep) + " at step " + group(sp.peak_step) + (sp.peak_instruction ? " (" + sp.peak_instruction + ")" : "")));
     }
     var cursor = s("line", { class: "cursor", x1: 0, x2: 0, y1: T, y2: T + ph, visibility: "hidden" });
     svg.appendChild(cursor);
     var overlay = s("rect", { x: L, y: T, width: pw, height: ph, fill: "transparent" });
     svg.appendChild(overlay);
     var tip = h("div", { class: "tip" });
-    var box = h("div", { class: "chart", data: { test: "chart", space: t.memory_space } }, [
+    var box = h("div", { class: "chart", data: { test: "chart", space: t.memory_space, most: most } }, [
       h("div", { class: "title", text: label }), svg, tip,
     ]);
     overlay.addEventListener("mousemove", function (ev) {
@@ -223,7 +252,7 @@
       var i = Math.floor(st / bucket), val = live[i] || 0;
       cursor.setAttribute("x1", x(st + 0.5)); cursor.setAttribute("x2", x(st + 0.5));
       cursor.setAttribute("visibility", "visible");
-      tip.textContent = (bucket > 1 ? "steps " + group(i * bucket) + "–" + group(Math.min(length, (i + 1) * bucket) - 1) + " (max) · " : "step " + group(st) + " · ") + humanBytes(val);
+      tip.textContent = (bucket > 1 ? "steps " + group(i * bucket) + "–" + group(Math.min(length, (i + 1) * bucket) - 1) + " (max) · " : "step " + group(st) + " · ") + humanBytes(val) + " live";
       tip.style.display = "block";
       var bx = box.getBoundingClientRect();
       tip.style.left = Math.min(ev.clientX - bx.left + 12, bx.width - tip.offsetWidth - 4) + "px";
@@ -242,13 +271,16 @@
   }
 
   // ---- a card per buffer --------------------------------------------------------------------
-  function bufferCard(b, mem, im) {
+  function bufferCard(b, mem, im, test) {
     if (!b) return h("div", { class: "buffer-card empty", text: "Pick a buffer to see its card." });
     var rows = [];
-    function row(k, v) { if (v !== null && v !== undefined && v !== "") rows.push(h("dt", { text: k }), h("dd", {}, [v])); }
+    function row(k, v, long, title) {
+      if (v === null || v === undefined || v === "") return;
+      rows.push(h("dt", { text: k, title: title, class: long ? "long" : "" }), h("dd", { class: long ? "long" : "" }, [v]));
+    }
     var physical = b.bytes !== undefined ? b.bytes : b.physical_bytes;
     var padding = b.padding_bytes !== undefined ? b.padding_bytes : (physical !== null && b.logical_bytes !== null ? physical - b.logical_bytes : null);
-    row("shape", tokens(b.shape, "mono"));
+    row("shape", tokens(b.shape, "mono"), true);
     row("logical", h("span", { text: exactBytes(b.logical_bytes) + " (" + humanBytes(b.logical_bytes) + ")", data: { test: "card-logical", bytes: b.logical_bytes } }));
     row("physical", h("span", { text: exactBytes(physical) + " (" + humanBytes(physical) + ")", data: { test: "card-physical", bytes: physical } }));
     row("padding", h("span", { text: exactBytes(padding) + (physical ? " (" + percent(padding, physical) + " of the buffer)" : ""), data: { test: "card-padding", bytes: padding } }));
@@ -260,117 +292,225 @@
       row("live range", "steps " + group(b.start) + " – " + group(b.end) + " (" + group(len) + " step" + (len === 1 ? "" : "s") + ")");
     }
     if (b.opcode) row("defined by", b.opcode + (b.computation ? " in " + b.computation : ""));
-    row("op_name", b.op_name ? tokens(b.op_name, "mono") : null);
-    row("source", b.source ? tokens(b.source, "mono") : null);
-    return h("div", { class: "buffer-card", data: { test: "buffer-card", name: b.name } }, [
+    if (b.op_name !== undefined || b.source !== undefined) {
+      row("op_name", h("span", { data: { test: "card-op-name" } }, [b.op_name ? tokens(b.op_name, "mono") : h("span", { class: "muted", text: "(no op_name)" })]), true);
+      row("source", h("span", { data: { test: "card-source" } }, [b.source ? tokens(b.source, "mono") : h("span", { class: "muted", text: sourceKey(b, mem) })]), true);
+    }
+    if (b.via) {
+      row("metadata of", h("span", { data: { test: "card-via" } }, [h("code", { text: b.via }),
+        h("span", { class: "muted", text: " — " + b.name + " has no metadata of its own: its op_name and source are those of this instruction (the one inside it that writes the value, or the producer it copies)" })]), true,
+        "Where the attribution comes from (hlo-layout memory, NOTE: [attribution])");
+    }
+    return h("div", { class: "buffer-card", data: { test: test || "buffer-card", name: b.name } }, [
       h("h3", { text: b.name + indexText(b.index) }), h("dl", {}, rows),
     ]);
   }
 
-  // ---- buffers live at the peak -------------------------------------------------------------
-  function liveAtPeak(mem, im, charts) {
-    var sec = section("Buffers live at the peak",
-      "Every buffer alive at the peak step of its memory space, as the peak-memory analysis found them. Click a row for its card; its live range is shaded on the chart above.");
-    var all = mem.live_at_peak || [];
-    if (!all.length) { sec.appendChild(h("p", { class: "empty", text: "No buffer is live at the peak." })); return sec; }
-    // The URL's fragment may preselect the view: `#sort=padding&space=1`.
-    var hash = {};
-    (location.hash || "").replace(/^#/, "").split("&").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) hash[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); });
-    var state = { sort: hash.sort === "padding" ? "padding" : "size", space: hash.space !== undefined ? hash.space : "all", selected: null };
-    var side = h("div", { class: "side" });
+  // ---- buffers live at the peak step --------------------------------------------------------
+  // A cell of one line: the text cut with an ellipsis where it does not fit (`tail`: cut at its
+  // start, so that the end of an op_name or a path stays), the whole text in its tooltip.
+  function cutCell(text, cls, title) {
+    text = text === null || text === undefined ? "" : String(text);
+    var e = h("td", { class: "cut " + (cls || ""), title: title || text });
+    if (/\btail\b/.test(cls || "")) e.appendChild(h("span", { text: text })); else e.textContent = text;
+    return e;
+  }
+  // The lists at the peak step of one space: the module's own (`live_at_peak_space`) or one of
+  // `space_peaks`.
+  function peakSpaces(mem) {
+    var own = mem.live_at_peak_space;
+    if (own === undefined || own === null) own = (mem.live_at_peak || []).length ? mem.live_at_peak[0].memory_space : null;
+    var out = [];
+    if (own !== null && own !== undefined) out.push({ memory_space: own, lists: mem });
+    (mem.space_peaks || []).forEach(function (p) { out.push({ memory_space: p.memory_space, lists: p }); });
+    return out.sort(function (a, b) { return a.memory_space - b.memory_space; });
+  }
+  // A buffer's source-line group: its line, else the program's arguments' group (named by the
+  // data: `arguments_group`), else none.
+  function sourceKey(b, mem) { return b.source || (b.argument && mem.arguments_group) || "(no source line)"; }
+  function opKey(b) { return b.op_name || "(no op_name)"; }
+
+  function liveAtPeak(mem, im, charts, container) {
+    var sec = section("Buffers live at the peak step", "");
+    container.appendChild(sec);
+    var groupsBox = h("div", { class: "cols groups" });
+    container.appendChild(groupsBox);
+    var spaces = peakSpaces(mem);
+    if (!spaces.length) { sec.appendChild(h("p", { class: "empty", text: "No buffer is live at the peak step." })); return; }
+    var hash = hashOptions();
+    var state = { sort: hash.sort === "padding" ? "padding" : "size", space: spaces[0].memory_space, filter: hash.filter || "", selected: null };
+    spaces.forEach(function (p) { if (p.memory_space === mem.live_at_peak_space) state.space = p.memory_space; });
+    spaces.forEach(function (p) { if (hash.space !== undefined && String(p.memory_space) === hash.space) state.space = p.memory_space; });
+    var sub = h("p", { class: "sub", data: { test: "live-summary" } });
+    sec.appendChild(sub);
+    var cardBox = h("div", { class: "cardbox" });
     var body = h("tbody");
-    var count = h("span");
-    var spaces = {};
-    all.forEach(function (b) { spaces[b.memory_space] = (spaces[b.memory_space] || 0) + 1; });
-    var filter = h("select", { "aria-label": "memory space", data: { test: "space-filter" } }, [h("option", { value: "all", text: "all memory spaces" })].concat(
-      Object.keys(spaces).map(function (k) { return h("option", { value: k, text: spaceLabel(mem, im, Number(k)) + " · " + spaces[k] }); })));
-    filter.value = state.space;
-    if (filter.value !== state.space) state.space = filter.value = "all";
-    filter.addEventListener("change", function () { state.space = filter.value; state.selected = null; draw(); });
+    var count = h("span", { class: "count" });
+    var picker = h("select", { "aria-label": "memory space", data: { test: "space-filter" } }, spaces.map(function (p) {
+      var sp = spaceOf(mem, p.memory_space);
+      return h("option", { value: p.memory_space, text: spaceLabel(mem, im, p.memory_space) + (sp ? " · step " + group(sp.peak_step) : "") });
+    }));
+    picker.value = String(state.space);
+    picker.addEventListener("change", function () { state.space = Number(picker.value); state.selected = null; draw(); });
+    var search = h("input", { type: "search", placeholder: "filter: buffer, shape, op_name, source", "aria-label": "filter buffers", data: { test: "live-filter" } });
+    search.value = state.filter;
+    search.addEventListener("input", function () { state.filter = search.value; state.selected = null; drawRows(); });
     var sortButtons = {};
     function sortButton(key, label) {
-      var b = h("button", { type: "button", text: label, data: { test: "sort-" + key }, onclick: function () { state.sort = key; draw(); } });
+      var b = h("button", { type: "button", text: label, data: { test: "sort-" + key }, onclick: function () { state.sort = key; drawRows(); } });
       sortButtons[key] = b;
       return b;
     }
+    // The stylesheet sizes the columns (`col-KEY`): every row stays one line high.
     var heads = [
-      ["name", "buffer"], ["shape", "shape"], ["size", "size"], ["padding", "padding"], ["exp", "expansion"],
-      ["allocation", "kind"], ["space", "space"], ["live", "live range"], ["op", "op_name"],
+      ["name", "buffer"], ["shape", "shape"], ["size", "size"], ["padding", "padding"],
+      ["kind", "kind"], ["live", "live range"], ["op", "op_name"], ["source", "source"],
     ];
     var ths = {};
+    var colgroup = h("colgroup", {}, heads.map(function (c) { return h("col", { class: "col-" + c[0] }); }));
     var thead = h("thead", {}, [h("tr", {}, heads.map(function (c) {
-      var num = c[0] === "size" || c[0] === "padding" || c[0] === "exp";
-      var th = h("th", { class: (num ? "num " : "") + (c[0] === "size" || c[0] === "padding" ? "sortable" : ""), text: c[1] });
-      if (c[0] === "size" || c[0] === "padding") { th.addEventListener("click", function () { state.sort = c[0]; draw(); }); keyboard(th); }
+      var sortable = c[0] === "size" || c[0] === "padding";
+      var th = h("th", { class: "cut col-" + c[0] + (sortable ? " num sortable" : c[0] === "live" ? " num" : ""), text: c[1] });
+      if (sortable) { th.addEventListener("click", function () { state.sort = c[0]; drawRows(); }); keyboard(th); }
       ths[c[0]] = th;
       return th;
     }))]);
-    var maxBytes = Math.max.apply(null, all.map(function (b) { return b.bytes || 0; }).concat([1]));
+    function lists() {
+      for (var i = 0; i < spaces.length; i++) if (spaces[i].memory_space === state.space) return spaces[i].lists;
+      return spaces[0].lists;
+    }
     function select(b, tr) {
       state.selected = b;
       Array.prototype.forEach.call(body.querySelectorAll("tr.selected"), function (r) { r.classList.remove("selected"); });
       if (tr) tr.classList.add("selected");
-      side.textContent = "";
-      side.appendChild(bufferCard(b, mem, im));
-      charts.forEach(function (c) { c.showRange(c.space === b.memory_space ? b.start : null, c.space === b.memory_space ? b.end : null); });
+      cardBox.textContent = "";
+      cardBox.appendChild(bufferCard(b, mem, im));
+      charts.forEach(function (c) { c.showRange(b && c.space === b.memory_space ? b.start : null, b && c.space === b.memory_space ? b.end : null); });
     }
-    function draw() {
-      var rows = all.filter(function (b) { return state.space === "all" || String(b.memory_space) === state.space; });
+    function matches(b, words) {
+      if (!words.length) return true;
+      var text = [b.name + indexText(b.index), b.shape, opKey(b), sourceKey(b, mem), b.via || "", b.allocation].join("\n").toLowerCase();
+      return words.every(function (w) { return text.indexOf(w) >= 0; });
+    }
+    function drawRows() {
+      var l = lists(), all = l.live_at_peak || [];
+      var words = state.filter.toLowerCase().split(/\s+/).filter(function (w) { return w; });
+      var rows = all.filter(function (b) { return matches(b, words); });
       var key = state.sort === "padding" ? "padding_bytes" : "bytes";
       rows = rows.slice().sort(function (a, b) { return (b[key] || 0) - (a[key] || 0) || (b.bytes || 0) - (a.bytes || 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0); });
       Object.keys(sortButtons).forEach(function (k) { sortButtons[k].classList.toggle("on", k === state.sort); });
       ths.size.classList.toggle("sorted", state.sort === "size");
       ths.padding.classList.toggle("sorted", state.sort === "padding");
+      var maxBytes = Math.max.apply(null, all.map(function (b) { return b.bytes || 0; }).concat([1]));
       body.textContent = "";
-      var firstRow = null;
+      var first = null;
       rows.forEach(function (b) {
         var tr = h("tr", { class: "pick", data: { test: "live-row", name: b.name, index: (b.index || []).join(","), bytes: b.bytes, padding: b.padding_bytes, space: b.memory_space } });
-        var sizeCell = h("span", {}, [h("span", { class: "bar" }), bytesSpan(b.bytes)]);
-        sizeCell.firstChild.style.width = Math.max(1, Math.round((b.bytes / maxBytes) * 28)) + "px";
-        tr.appendChild(td(b.name + indexText(b.index), "name"));
-        tr.appendChild(td(tokens(b.shape), "shape"));
-        tr.appendChild(td(sizeCell, "num"));
-        tr.appendChild(td(bytesSpan(b.padding_bytes), "num"));
-        tr.appendChild(td(expansion(b.bytes, b.logical_bytes), "num"));
-        tr.appendChild(td(b.allocation));
-        tr.appendChild(td(spaceName(mem, im, b.memory_space)));
-        tr.appendChild(td(b.start !== undefined ? group(b.start) + "–" + group(b.end) : "", "num"));
-        tr.appendChild(td(tokens(b.op_name || ""), "op"));
+        var bar = h("span", { class: "bar" });
+        bar.style.width = Math.max(1, Math.round((b.bytes / maxBytes) * 28)) + "px";
+        var size = h("td", { class: "num cut" }, [bar, bytesSpan(b.bytes)]);
+        var via = b.via ? " (metadata of " + b.via + ")" : "";
+        tr.appendChild(cutCell(b.name + indexText(b.index), "name"));
+        tr.appendChild(cutCell(b.shape, "shape"));
+        tr.appendChild(size);
+        var pad = h("td", { class: "num cut" }, [bytesSpan(b.padding_bytes)]);
+        tr.appendChild(pad);
+        tr.appendChild(cutCell(b.allocation, "col-kind"));
+        tr.appendChild(cutCell(b.start !== undefined && b.start !== null ? group(b.start) + "–" + group(b.end) : "", "num"));
+        var op = cutCell(b.op_name || "(no op_name)", "mono tail op" + (b.op_name ? "" : " muted"), opKey(b) + via);
+        op.dataset.test = "live-op";
+        tr.appendChild(op);
+        var src = cutCell(sourceKey(b, mem), "mono tail source" + (b.source ? "" : " muted"), sourceKey(b, mem) + via);
+        src.dataset.test = "live-source";
+        tr.appendChild(src);
         tr.addEventListener("click", function () { select(b, tr); });
         keyboard(tr);
         if (state.selected === b) tr.classList.add("selected");
-        if (!firstRow) firstRow = [b, tr];
+        if (!first) first = [b, tr];
         body.appendChild(tr);
       });
-      var total = mem.live_at_peak_total || all.length;
-      count.textContent = rows.length + " shown" + (total > all.length ? " (the largest " + all.length + " of " + group(total) + " embedded)" : "");
-      if (!state.selected && firstRow) select(firstRow[0], firstRow[1]);
+      var total = l.live_at_peak_total || all.length;
+      count.textContent = rows.length + " shown" + (rows.length < all.length ? " of " + all.length : "") + (total > all.length ? " (the largest " + all.length + " of " + group(total) + " embedded)" : "");
+      if (!state.selected || rows.indexOf(state.selected) < 0) select(first ? first[0] : null, first ? first[1] : null);
     }
-    var controls = h("div", { class: "controls" }, ["Sort by", sortButton("size", "size"), sortButton("padding", "padding"), "·", filter, "·", count]);
-    var tbl = h("div", { class: "tablebox" }, [h("table", { data: { test: "live-table" } }, [thead, body])]);
-    sec.appendChild(h("div", { class: "split" }, [h("div", { class: "main" }, [controls, tbl]), side]));
+    function draw() {
+      var l = lists(), sp = spaceOf(mem, state.space);
+      var total = l.live_at_peak_total || (l.live_at_peak || []).length;
+      sub.textContent = "";
+      sub.dataset.space = state.space;
+      if (sp) {
+        sub.dataset.bytes = sp.live_bytes;
+        sub.appendChild(document.createTextNode(spaceLabel(mem, im, state.space) + " at step " + group(sp.peak_step) + (sp.peak_instruction ? " (" + sp.peak_instruction + ")" : "") + ": "));
+        sub.appendChild(bytesSpan(sp.live_bytes));
+        sub.appendChild(document.createTextNode(" live in " + group(total) + " buffer" + (total === 1 ? "" : "s") + " (the space's peak is " + humanBytes(sp.peak_bytes) + "). "));
+      }
+      sub.appendChild(document.createTextNode("Click a row for its card; its live range is shaded on the chart above."));
+      drawRows();
+      drawGroups(l, sp);
+    }
+    function pickGroup(text) {
+      search.value = state.filter = text;
+      state.selected = null;
+      drawRows();
+      sec.scrollIntoView({ block: "start" });
+    }
+    function drawGroups(l, sp) {
+      groupsBox.textContent = "";
+      var where = sp ? " at the peak step of " + spaceLabel(mem, im, sp.memory_space) : "";
+      var bySource = section("Peak by source line", "The buffers live" + where + ", summed by the line of the program that made them (source_file:source_line). Click a row to filter the table.");
+      bySource.dataset.test = "by-source";
+      bySource.appendChild(groupBars(l.by_source || [], "source", "(no source line)", l.by_source_total, pickGroup, mem.arguments_group));
+      var byOp = section("Peak by op_name", "The same buffers, summed by the operation that made them (metadata op_name). Click a row to filter the table.");
+      byOp.dataset.test = "by-op-name";
+      byOp.appendChild(groupBars(l.by_op_name || [], "op_name", "(no op_name)", l.by_op_name_total, pickGroup));
+      groupsBox.appendChild(bySource);
+      groupsBox.appendChild(byOp);
+    }
+    var which = spaces.length > 1 ? picker : h("span", { text: spaceLabel(mem, im, state.space) });
+    var controls = h("div", { class: "controls" }, [h("span", { text: "Peak step of" }), which, h("span", { text: "·" }), h("span", { text: "Sort by" }),
+      sortButton("size", "size"), sortButton("padding", "padding"), h("span", { text: "·" }), search, count]);
+    var tbl = h("div", { class: "tablebox" }, [h("table", { class: "fixed live", data: { test: "live-table" } }, [colgroup, thead, body])]);
+    sec.appendChild(controls);
+    sec.appendChild(cardBox);
+    sec.appendChild(tbl);
     draw();
-    return sec;
+  }
+  function groupBars(rows, key, none, total, onPick, other) {
+    if (!rows.length) return h("p", { class: "empty", text: "No buffer." });
+    var list = barList(rows, function (r) { return r[key] === null || r[key] === undefined ? none : r[key]; }, function (r) { return r.bytes; },
+      function (r) { return h("span", {}, [bytesSpan(r.bytes), " · " + r.values + " buffer" + (r.values === 1 ? "" : "s")]); },
+      { test: "group-" + key, key: key, onPick: onPick, muted: [none, other] });
+    if (total && total > rows.length) return h("div", {}, [list, h("p", { class: "muted", text: "The largest " + rows.length + " of " + group(total) + " groups are embedded." })]);
+    return list;
   }
 
-  // ---- peak by op_name ----------------------------------------------------------------------
+  // ---- bars: a label and a value per row ----------------------------------------------------
   var BAR_ROWS = 15;
-  function barList(rows, labelOf, valueOf, formatter, cls) {
+  function barList(rows, labelOf, valueOf, formatter, opts) {
+    opts = opts || {};
     var max = Math.max.apply(null, rows.map(valueOf).concat([1]));
     var trs = rows.map(function (r, i) {
-      var bar = h("span", { class: "bar " + (cls || "") });
-      bar.style.width = Math.max(1, Math.round((valueOf(r) / max) * 160)) + "px";
-      var tr = h("tr", {}, [td(tokens(labelOf(r)), "op"), td(h("span", {}, [bar, formatter(r)]), "num")]);
+      var bar = h("span", { class: "bar " + (opts.cls || "") });
+      bar.style.width = Math.max(1, Math.round((valueOf(r) / max) * 80)) + "px";
+      var label = labelOf(r);
+      var lc = cutCell(label, "mono tail" + ((opts.muted || []).indexOf(label) >= 0 ? " muted" : ""));
+      var tr = h("tr", { data: opts.test ? { test: opts.test, key: r[opts.key] === null || r[opts.key] === undefined ? "" : r[opts.key], bytes: valueOf(r) } : null }, [lc, h("td", { class: "num cut" }, [bar, formatter(r)])]);
+      if (opts.onPick) {
+        tr.className = "pick";
+        keyboard(tr);
+        tr.addEventListener("click", function () { opts.onPick(label); });
+      }
       if (i >= BAR_ROWS) tr.hidden = true;
       return tr;
     });
-    var t = h("table", { class: "bars" }, [h("tbody", {}, trs)]);
+    var t = h("table", { class: "bars fixed" }, [h("colgroup", {}, [h("col"), h("col", { class: "col-value" })]), h("tbody", {}, trs)]);
     if (rows.length <= BAR_ROWS) return t;
     var more = h("button", { type: "button", text: "show all " + rows.length, onclick: function () {
       trs.forEach(function (tr) { tr.hidden = false; }); more.remove();
     } });
     return h("div", {}, [t, more]);
   }
+
 
   // ---- padding by tiling pattern ------------------------------------------------------------
   var TILE_COLORS = ["#aecbfa", "#fdd663", "#a8dab5", "#f6aea9", "#d7aefb", "#fcc934"];
@@ -488,70 +628,93 @@
     return sec;
   }
 
-  // ---- a module -----------------------------------------------------------------------------
-  function renderModule(im, mem, container) {
-    var head = h("header", {}, [
-      h("h1", {}, [im.module || "(unnamed module)", mem && mem.backend ? h("span", { class: "badge", text: mem.backend.toUpperCase() }) : null,
-        mem ? h("span", { class: "badge", text: mem.scheduled ? "scheduled" : "not scheduled" }) : null]),
-      h("p", { class: "sub" }, [h("span", { class: "mono wrap", text: im.file || "" }), im.entry ? " · entry " : "", im.entry ? h("code", { text: im.entry }) : null]),
-    ]);
-    container.appendChild(head);
 
+  // ---- the headline: the module's peak, its parts, each space's figures, the legend ---------
+  function headline(mem, im) {
+    var box = h("div", { class: "headline", data: { test: "headline" } });
     var cards = h("div", { class: "cards" });
+    box.appendChild(cards);
     if (mem) {
       var parts = [];
       (mem.peak_parts || []).forEach(function (p, k) {
-        if (k) parts.push(" + ");
-        parts.push(p.name + " ");
-        parts.push(bytesSpan(p.bytes, k === 0 ? "static-total" : null));
+        parts.push(k ? " + " : "= ");
+        parts.push(h("span", { class: "part", data: { test: "peak-part", name: p.name, bytes: p.bytes } }, [p.name + " ", bytesSpan(p.bytes)]));
       });
-      cards.appendChild(card("Peak memory", bytesSpan(mem.peak_bytes, "peak-total"), h("span", {}, parts), "peak"));
-      (mem.spaces || []).forEach(function (sp) {
-        cards.appendChild(card("Peak · " + spaceLabel(mem, im, sp.memory_space), bytesSpan(sp.peak_bytes, "peak-space", { space: sp.memory_space }),
-          h("span", {}, [(sp.estimate ? "estimate · " : "") + "live ", bytesSpan(sp.live_bytes, "live-space", { space: sp.memory_space }), " at step " + (sp.peak_step === null ? "-" : group(sp.peak_step)) + (sp.peak_instruction ? " · " + sp.peak_instruction : "")])));
-      });
+      if (!mem.scheduled) parts.push(h("span", { class: "estimate", text: " (estimate: the dump is not scheduled)" }));
+      cards.appendChild(card("Peak memory", bytesSpan(mem.peak_bytes, "peak-total"), h("span", {}, parts), "peak", "wide"));
     } else {
       cards.appendChild(card("Peak memory", h("span", { text: "unavailable", data: { test: "peak-unavailable" } }), "see the notes"));
     }
     var totals = im.totals || [];
     var padding = 0, physical = 0;
     totals.forEach(function (t) { padding += t.padding_bytes || 0; physical += t.physical_bytes || 0; });
-    if (totals.length) cards.appendChild(card("Padding", bytesSpan(padding, "padding-total"), percent(padding, physical) + " of " + humanBytes(physical) + " defined"));
+    if (totals.length) cards.appendChild(card("Padding", bytesSpan(padding, "padding-total"), percent(padding, physical) + " of the " + humanBytes(physical) + " every value defines (counted once)"));
     if (im.instructions !== undefined) {
       var fusions = 0;
       (im.fusions_by_kind || []).forEach(function (f) { fusions += f[1]; });
       cards.appendChild(card("Instructions", h("span", { text: group(im.instructions) }), group(fusions) + " fusions · " + group(im.computations_total || 0) + " computations"));
     }
-    container.appendChild(cards);
+    if (!mem || !(mem.spaces || []).length) return box;
+    var spaces = mem.spaces;
+    var fragmented = spaces.some(function (sp) { return sp.fragmentation_bytes; });
+    // Thread-local allocations are part of the peak on CPU and GPU (jax's TPU figure leaves them out).
+    var local = mem.backend !== "tpu" && spaces.some(function (sp) { return sp.thread_local_bytes; });
+    var cols = [
+      { label: "memory space" },
+      { label: "peak", num: true, key: "peak_bytes", test: "space-peak", title: "the space's share of the peak" },
+      { label: "static", num: true, key: "static_bytes", test: "space-static", title: "parameters, constants and live-out buffers" },
+      { label: "temp allocation", num: true, key: "temp_allocation_bytes", test: "space-temp", title: "the heap of temporaries the compiler reserves" },
+      { label: "heap peak", num: true, key: "heap_peak_bytes", test: "space-heap", title: "the most temporaries live at once" },
+    ];
+    if (fragmented) cols.push({ label: "fragmentation", num: true, key: "fragmentation_bytes", test: "space-fragmentation", title: "temp allocation - heap peak: what the packing wastes" });
+    if (local) cols.push({ label: "thread-local", num: true, key: "thread_local_bytes", test: "space-thread-local", title: "thread-local allocations" });
+    cols.push({ label: "live", num: true, key: "live_bytes", test: "space-live", title: "bytes live at the peak step (the buffers listed below)" });
+    cols.push({ label: "peak step", title: "the step where the most is live, and its instruction" });
+    var rows = spaces.map(function (sp) {
+      return h("tr", { data: { test: "space-row", space: sp.memory_space } }, cols.map(function (c) {
+        if (c.key) return td(bytesSpan(sp[c.key], c.test, { space: sp.memory_space }), "num");
+        if (c.label === "memory space") return td(spaceLabel(mem, im, sp.memory_space) + (sp.estimate ? " ~estimate" : ""), "name");
+        return td(sp.peak_step === null || sp.peak_step === undefined ? "-" : group(sp.peak_step) + (sp.peak_instruction ? " (" + sp.peak_instruction + ")" : ""), "mono cut", sp.peak_instruction);
+      }));
+    });
+    box.appendChild(h("div", { class: "spaces" }, [table(cols, rows, { box: false })]));
+    if (mem.legend) box.appendChild(h("p", { class: "legend", data: { test: "legend" }, text: mem.legend }));
+    return box;
+  }
+
+  // ---- a module -----------------------------------------------------------------------------
+  function renderModule(im, mem, container) {
+    var head = h("header", {}, [
+      h("h1", {}, [im.module || "(unnamed module)", mem && mem.backend ? h("span", { class: "badge", text: backendLabel(mem), data: { test: "backend" } }) : null,
+        mem ? h("span", { class: "badge", text: mem.scheduled ? "scheduled" : "not scheduled" }) : null]),
+      h("p", { class: "sub" }, [h("span", { class: "mono wrap", text: im.file || "" }), im.entry ? " · entry " : "", im.entry ? h("code", { text: im.entry }) : null]),
+    ]);
+    container.appendChild(head);
+    container.appendChild(headline(mem, im));
 
     var notes = (data.notes || []).concat((mem && mem.notes) || []);
     if (notes.length) container.appendChild(h("div", { class: "notes", data: { test: "notes" } }, [h("ul", {}, notes.map(function (n) { return h("li", { text: n }); }))]));
 
     var charts = [];
     if (mem) {
-      var sec = section("Memory over program order", "Bytes live at each step of the schedule, per memory space; the dashed line marks the peak. Hover for the value at a step.");
+      var sec = section("Memory over program order", "Bytes live at each step of the schedule, per memory space: the dashed level is the space's peak, the dashed line the step where the most is live. Hover for the value at a step.");
       (mem.timeline || []).forEach(function (t) {
-        var sp = null;
-        (mem.spaces || []).forEach(function (x) { if (x.memory_space === t.memory_space) sp = x; });
+        var sp = spaceOf(mem, t.memory_space);
         var label = spaceLabel(mem, im, t.memory_space) + " · " + group(t.length) + " steps" + (t.bucket > 1 ? " (each point the max of " + t.bucket + ")" : "") + (sp && sp.estimate ? " · estimate" : "");
-        var c = drawChart(t, sp, label);
+        // A space holding a small share of the peak gets a lower chart.
+        var c = drawChart(t, sp, label, !!sp && sp.peak_bytes * 20 < mem.peak_bytes);
         charts.push(c);
         sec.appendChild(c.element);
       });
       if (!(mem.timeline || []).length) sec.appendChild(h("p", { class: "empty", text: "No timeline: the module has no schedule to follow." }));
       container.appendChild(sec);
-      container.appendChild(liveAtPeak(mem, im, charts));
-      if ((mem.by_op_name || []).length) {
-        var ops = section("Peak by op_name", "The buffers live at the peak, summed by the jax operation that made them (metadata op_name).");
-        ops.appendChild(barList(mem.by_op_name, function (r) { return r.op_name || "(no op_name)"; }, function (r) { return r.bytes; },
-          function (r) { return h("span", {}, [bytesSpan(r.bytes), " · " + r.values + " value" + (r.values === 1 ? "" : "s")]); }));
-        container.appendChild(ops);
-      }
+      liveAtPeak(mem, im, charts, container);
     }
 
     var pad = paddingSection(im);
     if (pad) container.appendChild(pad);
 
+    var totals = im.totals || [];
     var where = section("Where the bytes are", "Every value the module defines, counted once without liveness (an upper bound, not the peak).");
     if (totals.length) {
       where.appendChild(table([{ label: "memory space" }, { label: "values", num: true }, { label: "data", num: true }, { label: "buffers", num: true }, { label: "padding", num: true }],
@@ -568,12 +731,12 @@
         tr.addEventListener("click", function () {
           Array.prototype.forEach.call(tr.parentNode.querySelectorAll("tr.selected"), function (r) { r.classList.remove("selected"); });
           tr.classList.add("selected");
-          side.textContent = ""; side.appendChild(bufferCard(b, mem, im));
+          side.textContent = ""; side.appendChild(bufferCard(b, mem, im, "largest-card"));
         });
         return tr;
       });
-      if (body.length) body[0].dispatchEvent(new Event("click"));
       where.appendChild(h("div", { class: "split" }, [h("div", { class: "main" }, [table([{ label: "value" }, { label: "shape" }, { label: "buffer", num: true }, { label: "padding", num: true }, { label: "opcode" }, { label: "space" }], body)]), side]));
+      if (body.length) body[0].dispatchEvent(new Event("click"));
     }
     container.appendChild(where);
 
@@ -600,6 +763,88 @@
     }
   }
 
+  // ---- several modules: one row each, then the chosen module's view -------------------------
+  // A full page links rows to `#module=N` (so a view can be linked to); a notebook fragment,
+  // which must not touch its page's URL, switches in place.
+  var fullPage = root.dataset.page === "full";
+  function overview(current, show) {
+    var sec = section("Modules", "One row per module: its peak and parts (as above each module's view), the padding of the values it defines, and the backend. Click a module for its view below; click a figure's heading to sort.");
+    sec.dataset.test = "overview";
+    // The stylesheet sizes the columns (`ov-KEY`).
+    var cols = [
+      { key: "n", label: "#", num: true }, { key: "module", label: "module" }, { key: "file", label: "file" },
+      { key: "peak", label: "peak", num: true }, { key: "static", label: "static", num: true },
+      { key: "temp", label: "temp allocation", num: true }, { key: "padding", label: "padding", num: true },
+      { key: "backend", label: "backend" },
+    ];
+    // Files under one folder are shown from there (the folder is said once, above the table).
+    var dirs = inspectModules.map(function (im) { return (im.file || "").split("/").slice(0, -1); });
+    var common = dirs.length ? dirs[0].slice() : [];
+    dirs.forEach(function (d) { var k = 0; while (k < common.length && k < d.length && common[k] === d[k]) k++; common.length = k; });
+    var prefix = common.length ? common.join("/") + "/" : "";
+    if (prefix) sec.appendChild(h("p", { class: "sub" }, ["Files under ", h("code", { text: prefix, data: { test: "overview-folder" } }), "."]));
+    var entries = inspectModules.map(function (im, i) {
+      var mem = memoryFor(i, im), padding = null;
+      (im.totals || []).forEach(function (t) { padding = (padding || 0) + (t.padding_bytes || 0); });
+      return { n: i + 1, im: im, mem: mem, module: im.module || "(unnamed)", file: im.file || "",
+        peak: mem ? mem.peak_bytes : null, static: mem ? mem.static_bytes : null, temp: mem ? mem.temp_allocation_bytes : null,
+        padding: padding, backend: mem ? backendLabel(mem) : "", shown: (im.file || "").slice(prefix.length) };
+    });
+    var sort = { key: "n", down: false };
+    var body = h("tbody");
+    var ths = cols.map(function (c) {
+      var th = h("th", { class: (c.num ? "num " : "") + "sortable", text: c.label });
+      th.addEventListener("click", function () {
+        sort = { key: c.key, down: sort.key === c.key ? !sort.down : c.num && c.key !== "n" };
+        draw();
+      });
+      keyboard(th);
+      return th;
+    });
+    function cmp(a, b) {
+      var x = a[sort.key], y = b[sort.key];
+      var r = x === y ? a.n - b.n : x === null ? 1 : y === null ? -1 : x < y ? -1 : 1;
+      return sort.down && x !== y && x !== null && y !== null ? -r : r;
+    }
+    function draw() {
+      body.textContent = "";
+      ths.forEach(function (th, k) { th.classList.toggle("sorted", cols[k].key === sort.key); });
+      entries.slice().sort(cmp).forEach(function (e) {
+        var link = h("a", { href: "#module=" + e.n, text: e.module, title: e.module });
+        link.addEventListener("click", function (ev) {
+          if (fullPage) return;  // the hash change shows it
+          ev.preventDefault(); show(e.n, true);
+        });
+        var bytes = function (n, test) {
+          var cell = h("td", { class: "num cut" }, [n === null ? "-" : bytesSpan(n, test)]);
+          if (test === "overview-peak" && e.mem && !e.mem.scheduled) cell.appendChild(h("span", { class: "muted", text: " ~", title: "estimate: the dump is not scheduled" }));
+          return cell;
+        };
+        var tr = h("tr", { class: "pick" + (e.n === current ? " selected" : ""), data: { test: "overview-row", module: e.n } }, [
+          td(String(e.n), "num"), h("td", { class: "cut name" }, [link]), cutCell(e.shown, "mono", e.file),
+          bytes(e.peak, "overview-peak"), bytes(e.static, "overview-static"), bytes(e.temp, "overview-temp"), bytes(e.padding, "overview-padding"),
+          cutCell(e.backend, "", e.mem && e.mem.backend_assumed ? "assumed: nothing in the dump names the backend (--backend to choose)" : e.backend),
+        ]);
+        tr.addEventListener("click", function (ev) { if (ev.target !== link) link.click(); });
+        body.appendChild(tr);
+      });
+    }
+    var colgroup = h("colgroup", {}, cols.map(function (c) { return h("col", { class: "ov-" + c.key }); }));
+    sec.appendChild(h("div", { class: "tablebox whole" }, [h("table", { class: "fixed overview", data: { test: "overview-table" } }, [colgroup, h("thead", {}, [h("tr", {}, ths)]), body])]));
+    draw();
+    return sec;
+  }
+
+  function moduleNumber() {
+    var n = parseInt(hashOptions().module, 10);
+    return n >= 1 && n <= inspectModules.length ? n : 1;
+  }
+  function applyOnly() {
+    // `#only=SECTION-ID[,SECTION-ID...]` shows the headers and those sections alone (for
+    // screenshots and links).
+    var only = hashOptions().only;
+    if (only) Array.prototype.forEach.call(root.querySelectorAll("section"), function (sec) { sec.hidden = only.split(",").indexOf(sec.id) < 0; });
+  }
 
   // ---- diff (two dumps: what changed from the first to the second) ------------------------
   function signedBytes(n, test, extra) {
@@ -673,16 +918,33 @@
   function render() {
     app.textContent = "";
     if (data.diff) renderDiff(data.diff, app);
-    var view = h("div");
+    var view = h("div", { class: "module-view" });
+    var current = 0, top = null, pick = null;
+    function show(n, scroll) {
+      current = n;
+      view.textContent = "";
+      var im = inspectModules[n - 1];
+      renderModule(im, memoryFor(n - 1, im), view);
+      if (pick) pick.value = String(n);
+      if (top) Array.prototype.forEach.call(top.querySelectorAll("tr[data-test=overview-row]"), function (tr) { tr.classList.toggle("selected", tr.dataset.module === String(n)); });
+      applyOnly();
+      if (scroll) view.scrollIntoView({ block: "start" });
+    }
     if (inspectModules.length > 1) {
-      var pick = h("select", { "aria-label": "module", data: { test: "module-picker" } }, inspectModules.map(function (m, i) {
-        return h("option", { value: i, text: (m.module || "(unnamed)") + " — " + (m.file || "") });
+      current = moduleNumber();
+      top = overview(current, show);
+      app.appendChild(top);
+      pick = h("select", { "aria-label": "module", data: { test: "module-picker" } }, inspectModules.map(function (m, i) {
+        return h("option", { value: i + 1, text: (i + 1) + ". " + (m.module || "(unnamed)") + " — " + (m.file || "") });
       }));
-      pick.addEventListener("change", function () { view.textContent = ""; renderModule(inspectModules[+pick.value], memoryFor(+pick.value, inspectModules[+pick.value]), view); });
-      app.appendChild(h("div", { class: "modules" }, [inspectModules.length + " modules: ", pick]));
+      pick.addEventListener("change", function () {
+        if (fullPage) location.hash = "module=" + pick.value; else show(+pick.value, false);
+      });
+      app.appendChild(h("div", { class: "modules" }, ["Module ", pick, " of " + inspectModules.length]));
+      if (fullPage) window.addEventListener("hashchange", function () { var n = moduleNumber(); show(n, n !== current); });
     }
     app.appendChild(view);
-    if (inspectModules.length) renderModule(inspectModules[0], memoryFor(0, inspectModules[0]), view);
+    if (inspectModules.length) show(moduleNumber(), false);
     else view.appendChild(h("p", { class: "empty", text: "The report holds no module." }));
     app.appendChild(h("footer", {}, ["Made by hlo-layout from the dump alone. The page draws from the JSON in its ",
       h("code", { text: 'script#hlo-layout-data' }), " element ({\"inspect\": …, \"memory\": …}); it loads nothing from the network."]));
@@ -691,9 +953,6 @@
   try {
     render();
     root.dataset.rendered = "ok";
-    // `#only=SECTION-ID` shows the header and that section alone (for screenshots and links).
-    var only = /(?:^#|&)only=([a-z0-9-]+)/.exec(location.hash || "");
-    if (only) Array.prototype.forEach.call(root.querySelectorAll("section"), function (sec) { sec.hidden = sec.id !== only[1]; });
   } catch (err) {
     root.dataset.rendered = "error";
     app.appendChild(h("pre", { class: "notes", data: { test: "render-error" }, text: "The report could not be drawn: " + (err && err.stack || err) }));

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from hlo_layout.errors import HloLayoutError
+from hlo_layout.layout.memory_space import space_label
 from hlo_layout.layout.padding import tiling_pattern
 from hlo_layout.memory.alias import input_output_aliases
 from hlo_layout.memory.analysis import LiveBuffer, MemoryAnalysis, SpacePeak
@@ -406,6 +407,7 @@ def _space_entry(
     entry = {
         "memory_space": number,
         "name": (sn or so).name,  # type: ignore[union-attr]
+        "label": space_label(number, (new if sn is not None else old).backend == "tpu"),
         **change(peak_old, peak_new),
         "static": change(so.static_bytes if so else 0, sn.static_bytes if sn else 0),
         "temp": change(

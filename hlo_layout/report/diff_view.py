@@ -189,11 +189,8 @@ def _spaces_table(spaces: list[dict[str, Any]]) -> RenderableType:
     table = _table("", "old", "new", "change", right=("old", "new", "change"))
     for s in spaces:
         estimate = " (estimate)" if s["estimate"]["old"] or s["estimate"]["new"] else ""
-        label = f"S({s['memory_space']})"
-        if s["name"] != label:
-            label += f" {s['name']}"
         table.add_row(
-            Text(label + estimate, style="hlo.space"),
+            Text(s["label"] + estimate, style="hlo.space"),
             _value("bytes", s["old"]),
             _value("bytes", s["new"]),
             _delta_text("bytes", s),

@@ -872,7 +872,7 @@
         peak.spaces.map(function (sp) {
           var moved = sp.peak_step.moved ? stepText(sp.peak_step.old) + " → " + stepText(sp.peak_step.new) : stepText(sp.peak_step.new);
           return h("tr", { data: { test: "diff-space", space: sp.memory_space } }, [
-            td("S(" + sp.memory_space + ") " + sp.name + (sp.estimate.old || sp.estimate.new ? " (estimate)" : "")),
+            td(sp.label + (sp.estimate.old || sp.estimate.new ? " (estimate)" : "")),
             td(bytesSpan(sp.old), "num"), td(bytesSpan(sp.new), "num"), td(signedBytes(sp.delta, "diff-space-delta"), "num"),
             td(humanBytes(sp.static.old) + " → " + humanBytes(sp.static.new), "num"), td(humanBytes(sp.temp.old) + " → " + humanBytes(sp.temp.new), "num"), td(moved, "mono")]);
         })));

@@ -485,6 +485,7 @@ def peak_diff(
     attributed = sum(r["delta_bytes"] for r in rows) + sum(r["delta_bytes"] for r in explained_rows)
     return {
         **change(old.peak_bytes, new.peak_bytes),
+        "backend": {"old": old.backend, "new": new.backend},
         "by": grouping.label,
         "spaces": spaces,
         "attribution": rows,

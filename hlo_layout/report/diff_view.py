@@ -10,6 +10,7 @@ from rich.console import Group, RenderableType, group
 from rich.table import Table
 from rich.text import Text
 
+from hlo_layout.memory.peak import legend
 from hlo_layout.units import format_bytes, format_delta, format_figure, format_number
 
 
@@ -184,7 +185,7 @@ def _step(s: dict[str, Any] | None) -> str:
     return f"{s['instruction']} ({s['step']}/{s['of']})"
 
 
-def _spaces_table(spaces: list[dict[str, Any]]) -> RenderableType:
+def _spaces_table(spaces: list[dict[str, Any]], tpu: bool) -> RenderableType:
     """Each space's headline old → new, then its parts and where its peak is."""
     table = _table("", "old", "new", "change", right=("old", "new", "change"))
     for s in spaces:
@@ -195,7 +196,7 @@ def _spaces_table(spaces: list[dict[str, Any]]) -> RenderableType:
             _value("bytes", s["new"]),
             _delta_text("bytes", s),
         )
-        parts = [("  static", "static"), ("  temp", "temp")]
+        parts = [("  static", "static"), ("  temp allocation", "temp")]
         if s["heap_peak"] != s["temp"]:
             parts.append(("  heap peak", "heap_peak"))
         for label, key in parts:
@@ -207,11 +208,7 @@ def _spaces_table(spaces: list[dict[str, Any]]) -> RenderableType:
         table.add_row("  peak step", old, new, "moved" if s["peak_step"]["moved"] else "")
     return Group(
         _titled("per memory space", table),
-        Text(
-            "static: parameters, outputs and constants; temp: the compiler's temp allocation "
-            "(the heap's peak and its fragmentation)",
-            style="hlo.muted",
-        ),
+        Text(legend(tpu), style="hlo.muted"),
     )
 
 
@@ -336,7 +333,7 @@ def _memory(m: dict[str, Any], top: int) -> Iterator[RenderableType]:
     yield _headline(peak)
     if not m.get("changed", True):
         return
-    yield _spaces_table(peak["spaces"])
+    yield _spaces_table(peak["spaces"], peak["backend"]["new"] == "tpu")
     if peak["delta"]:
         yield _attribution_table(peak, top)
         compared = _compared(peak["spaces"])

@@ -225,7 +225,13 @@ FAMILIES: tuple[Family, ...] = (
         codes=(1,),
     ),
     Family("2^70 bytes through diff", _HUGE_BYTES, ["diff", "{}", "{}"], codes=(0,)),
-    Family("320-digit dims through check", _DIMS_320, ["check", "{}"], codes=(3,), where="3:12"),
+    Family(
+        "320-digit dims through check",
+        _DIMS_320,
+        ["check", "{}", "--no-rules-ok"],
+        codes=(3,),
+        where="3:12",
+    ),
     Family(
         "320-digit dims through diff", _DIMS_320, ["diff", "{}", "{}"], codes=(3,), where="3:12"
     ),

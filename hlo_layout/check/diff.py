@@ -117,6 +117,18 @@ def side_notes(old: Module, new: Module, old_file: str, new_file: str) -> list[s
     return notes
 
 
+def _cost(old: Module, new: Module, top: int | None) -> dict[str, Any] | None:
+    """The cost change (hlo_layout.cost.diff), or None where a side cannot be costed (the error
+    is the cost command's to report)."""
+    from hlo_layout.cost.diff import cost_diff
+    from hlo_layout.errors import HloLayoutError
+
+    try:
+        return cost_diff(old, new, top=top).to_dict()
+    except HloLayoutError:
+        return None
+
+
 def module_diff(
     old: Module,
     new: Module,
@@ -157,8 +169,7 @@ def module_diff(
         "peak": peak,
         "rematerialization": rematerialization(old, new, top, callees_of(match)),
         "aliasing": aliasing(old, new),
-        # The cost change between the modules: filled by the cost analysis library function.
-        "cost": None,
+        "cost": _cost(old, new, top),
         **figures,
         **structure,
     }

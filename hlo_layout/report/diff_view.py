@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hlo_layout.memory.peak import legend
-from hlo_layout.units import format_bytes, format_delta, format_figure, format_number
+from hlo_layout.units import format_bytes, format_delta, format_figure, format_number, format_si
 
 
 def _value(key: str, value: Any) -> str:
@@ -377,7 +377,45 @@ def _module(m: dict[str, Any], top: int) -> Iterator[RenderableType]:
     if m["fusion_kinds"]:
         yield _figures_table("fusion kinds (changed)", m["fusion_kinds"], only_changed=True)
     yield _structure(m, top)
+    if m.get("cost"):
+        yield _cost(m["cost"], top)
     yield Text("")
+
+
+def _cost(cost: dict[str, Any], top: int) -> RenderableType:
+    """Flops and bytes accessed old → new (XLA's convention and loop-aware), then the
+    instruction groups whose cost changed most (hlo_layout.cost.diff)."""
+    table = _table("", "old", "new", "change", right=("old", "new", "change"))
+    for convention, label in (("xla", "XLA (loops once)"), ("total", "loop-aware")):
+        for key in ("flops", "bytes_accessed"):
+            d = cost[convention][key]
+            as_bytes = key != "flops"
+            shown = [_cost_figure(v, as_bytes) for v in (d["old"], d["new"])]
+            change = _cost_figure(d["delta"], as_bytes, signed=True) if d["delta"] else "0"
+            if d["percent"] is not None and d["delta"]:
+                change += f" ({d['percent']:+.1f}%)"
+            table.add_row(f"{label} {key.replace('_', ' ')}", *shown, change)
+    changes = _table("op_name", "opcode", "flops change", "bytes change",
+                     right=("flops change", "bytes change"))  # fmt: skip
+    for c in cost["changes"][:top]:
+        changes.add_row(
+            c["op_name"] or "(no op_name)",
+            c["opcode"],
+            _cost_figure(c["flops_delta"], False, signed=True),
+            _cost_figure(c["physical_bytes_delta"], True, signed=True),
+        )
+    _more(changes, len(cost["changes"]) + cost["changes_hidden"], top)
+    parts: list[RenderableType] = [_titled("cost", table)]
+    if cost["changes"]:
+        parts.append(_titled("cost changed most", changes))
+    return Group(*parts)
+
+
+def _cost_figure(value: float, as_bytes: bool, *, signed: bool = False) -> str:
+    """Bytes as every view prints them (units.format_bytes), flops as the cost view does."""
+    sign = ("+" if value > 0 else "-" if value < 0 else "") if signed else ""
+    magnitude = abs(value) if signed else value
+    return sign + (format_bytes(round(magnitude)) if as_bytes else format_si(magnitude, "FLOP"))
 
 
 @group()

@@ -42,6 +42,9 @@ MAX_LISTED_DEVICES = 1 << 16
 MAX_JSON_DEVICE_IDS = 1 << 20
 #: Elements that `layout --grid` draws and CuTe/Axe views enumerate.
 MAX_GRID_ELEMENTS = 1 << 16
+#: Times one computation may run in the cost model (the product of the trip counts of the
+#: loops around it): XLA's trip counts are int64, and a nest of them past it is no program.
+MAX_EXECUTIONS = 2**63 - 1
 #: Instructions the memory analysis may evaluate beyond twice the module's: it evaluates a
 #: callee at each of its call sites, as XLA analyses a call graph flattened by FlattenCallGraph
 #: (one copy of a computation per call site), and a dump XLA compiled is flattened already. A

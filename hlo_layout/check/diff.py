@@ -1,23 +1,26 @@
-"""What changed between two compiles of the same program: figures first, then the structure.
-
-Computations and instructions are matched by name; what is left is matched by structure (the
-opcode sequence of a computation; an instruction's opcode and shape, in text order), because a
-recompile often renumbers names (`fusion.12` → `fusion.13`) without changing anything real.
+"""What changed between two compiles of the same program: figures first, then the structure
+(computations and instructions paired by what survives recompilation, never by name:
+`check/structure.py`).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from hlo_layout.check.metrics import ModuleMetrics
-from hlo_layout.memory.footprint import ShapeFacts
-from hlo_layout.syntax.tree import Computation, Instruction, Module
+from hlo_layout.check.peak_diff import BY_SOURCE, aliasing, peak_diff, rematerialization
+from hlo_layout.check.structure import callees_of, counterparts, match_modules, structure_diff
+from hlo_layout.memory.analysis import MemoryAnalysis
+from hlo_layout.memory.attribution import Grouping
+from hlo_layout.syntax.tree import Module
 from hlo_layout.units import ratio_percent, round_for_people
 
 #: 2: modules are paired by relative path then unique name (`unpaired_old` / `unpaired_new`,
 #: `ambiguous`, `warnings`), each module says whether it `changed`; percents are exact.
-SCHEMA_VERSION = 2
+#: 3: `peak` (the headline per space and why it changed), `rematerialization`, `aliasing`,
+#: `cost`, `scheduled`, `notes`, `by`; instructions and computations paired by structure
+#: (`paired`, `changed` with `old_name`, `what`, `change`, op_name and source).
+SCHEMA_VERSION = 3
 
 _FIGURES = (
     "instructions", "computations", "fusions", "copies", "custom_calls", "argument_bytes",
@@ -68,112 +71,105 @@ def metrics_diff(old: ModuleMetrics, new: ModuleMetrics) -> dict[str, Any]:
     }
 
 
-def _fingerprint(c: Computation) -> tuple[str, ...]:
-    return tuple(i.opcode for i in c.instructions)
+def is_scheduled(module: Module) -> bool:
+    """`is_scheduled=true` in the module header: the text order is the compiler's schedule."""
+    a = module.attr("is_scheduled")
+    return a is not None and a.raw.strip().lower() == "true"
 
 
-def _match(
-    old: list[Any], new: list[Any], name: Any, key: Any
-) -> tuple[list[tuple[Any, Any]], list[Any], list[Any]]:
-    """Pairs matched by name, then by structural key in order; then the unmatched of each."""
-    new_by_name = {name(x): x for x in new}
-    pairs = []
-    left_old = []
-    used: set[int] = set()
-    for x in old:
-        y = new_by_name.get(name(x))
-        if y is not None:
-            pairs.append((x, y))
-            used.add(id(y))
-        else:
-            left_old.append(x)
-    left_new = [y for y in new if id(y) not in used]
-    pool: dict[Any, list[Any]] = defaultdict(list)
-    for y in left_new:
-        pool[key(y)].append(y)
-    still_old = []
-    for x in left_old:
-        candidates = pool.get(key(x))
-        if candidates:
-            y = candidates.pop(0)
-            pairs.append((x, y))
-            used.add(id(y))
-        else:
-            still_old.append(x)
-    return pairs, still_old, [y for y in new if id(y) not in used]
+def _before_optimizations(file: str) -> bool:
+    return "before_optimizations" in file.rsplit("/", 1)[-1]
 
 
-def _brief(c: Computation, i: Instruction, text: ShapeFacts) -> dict[str, str]:
-    return {"computation": c.name, "name": i.name, "opcode": i.opcode, "shape": text(i.shape)}
-
-
-def structure_diff(old: Module, new: Module) -> dict[str, Any]:
-    """Computations and instructions added, removed, renamed, or with a changed shape/opcode."""
-    # Each distinct shape object printed once (the parser shares one per distinct shape text).
-    text = ShapeFacts()
-    comp_pairs, comp_removed, comp_added = _match(
-        list(old.computations), list(new.computations), lambda c: c.name, _fingerprint
-    )
-    added: list[dict[str, str]] = []
-    removed: list[dict[str, str]] = []
-    changed: list[dict[str, str]] = []
-    renamed: list[dict[str, str]] = []
-    for c_old, c_new in comp_pairs:
-        pairs, gone, new_ones = _match(
-            list(c_old.instructions),
-            list(c_new.instructions),
-            lambda i: i.name,
-            lambda i: (i.opcode, text(i.shape)),
+def side_notes(old: Module, new: Module, old_file: str, new_file: str) -> list[str]:
+    """What comparing these two kinds of dump means: an unscheduled side's peak is an estimate
+    (its text order stands in for the schedule), and a dump before XLA's passes against one after
+    them shows what the compiler did, not a change of the program."""
+    sides = (("OLD", old, old_file), ("NEW", new, new_file))
+    unscheduled = [label for label, m, _ in sides if not is_scheduled(m)]
+    before = [label for label, _, f in sides if _before_optimizations(f)]
+    notes = []
+    if len(before) == 1:
+        after = "NEW" if before[0] == "OLD" else "OLD"
+        estimate = (
+            " (not scheduled: its peak and the buffers live at it are estimates)"
+            if before[0] in unscheduled
+            else ""
         )
-        removed += [_brief(c_old, i, text) for i in gone]
-        added += [_brief(c_new, i, text) for i in new_ones]
-        for a, b in pairs:
-            if a.name != b.name:
-                renamed.append({"computation": c_new.name, "old": a.name, "new": b.name})
-            if a.opcode != b.opcode or text(a.shape) != text(b.shape):
-                changed.append(
-                    {
-                        "computation": c_new.name,
-                        "name": b.name,
-                        "old_opcode": a.opcode,
-                        "new_opcode": b.opcode,
-                        "old_shape": text(a.shape),
-                        "new_shape": text(b.shape),
-                    }
-                )
-    return {
-        "computations": {
-            "added": [c.name for c in comp_added],
-            "removed": [c.name for c in comp_removed],
-            "renamed": [[a.name, b.name] for a, b in comp_pairs if a.name != b.name],
-        },
-        "instructions": {
-            "added": added,
-            "removed": removed,
-            "changed": changed,
-            "renamed": renamed,
-        },
-    }
+        notes.append(
+            f"{before[0]} is the program before XLA's passes{estimate} and {after} after them: "
+            "the difference is what the compiler did (fusion, layouts, scheduling, buffer "
+            "reuse), not a change of the program; compare two after_optimizations dumps for that"
+        )
+        unscheduled = [label for label in unscheduled if label != before[0]]
+    if len(unscheduled) == 2:
+        notes.append(
+            "neither side is scheduled (no is_scheduled=true): each text order stands in for "
+            "the schedule, so both peaks, the buffers live at them and their difference are "
+            "estimates, not the compiler's"
+        )
+    elif unscheduled:
+        notes.append(
+            f"{unscheduled[0]} is not scheduled (no is_scheduled=true): its text order stands in "
+            "for the schedule, so its peak and the buffers live at it are estimates, not the "
+            "compiler's; the peak change is only as good as that estimate"
+        )
+    return notes
+
+
+def _cost(old: Module, new: Module, top: int | None) -> dict[str, Any] | None:
+    """The cost change (hlo_layout.cost.diff), or None where a side cannot be costed (the error
+    is the cost command's to report)."""
+    from hlo_layout.cost.diff import cost_diff
+    from hlo_layout.errors import HloLayoutError
+
+    try:
+        return cost_diff(old, new, top=top).to_dict()
+    except HloLayoutError:
+        return None
 
 
 def module_diff(
-    old: Module, new: Module, old_metrics: ModuleMetrics, new_metrics: ModuleMetrics
+    old: Module,
+    new: Module,
+    old_metrics: ModuleMetrics,
+    new_metrics: ModuleMetrics,
+    old_memory: MemoryAnalysis | None = None,
+    new_memory: MemoryAnalysis | None = None,
+    *,
+    grouping: Grouping = BY_SOURCE,
+    top: int | None = None,
 ) -> dict[str, Any]:
+    """One element of `diff --format json`'s `modules`: the peak and why it changed (when both
+    memory analyses are given), the figures, then the structure."""
+    match = match_modules(old, new)
     figures = metrics_diff(old_metrics, new_metrics)
-    structure = structure_diff(old, new)
+    structure = structure_diff(old, new, match)
+    peak = None
+    if old_memory is not None and new_memory is not None:
+        peak = peak_diff(
+            old_memory, new_memory, counterparts=counterparts(match), grouping=grouping, top=top
+        )
     changed = (
-        any(d["delta"] for d in figures["figures"].values())
+        bool(peak and peak["delta"])
+        or any(d["delta"] for d in figures["figures"].values())
         or any(d["delta"] for d in figures["space_bytes"].values())
         or bool(figures["opcodes"] or figures["fusion_kinds"])
-        or any(structure["computations"].values())
-        or any(structure["instructions"].values())
+        or bool(structure["computations"]["added"] or structure["computations"]["removed"])
+        or any(structure["instructions"][k] for k in ("added", "removed", "changed"))
     )
     return {
         "old_module": old_metrics.module,
         "new_module": new_metrics.module,
         "old_file": old_metrics.file,
         "new_file": new_metrics.file,
+        "scheduled": {"old": is_scheduled(old), "new": is_scheduled(new)},
+        "notes": side_notes(old, new, old_metrics.file, new_metrics.file),
         "changed": changed,
+        "peak": peak,
+        "rematerialization": rematerialization(old, new, top, callees_of(match)),
+        "aliasing": aliasing(old, new),
+        "cost": _cost(old, new, top),
         **figures,
         **structure,
     }

@@ -54,9 +54,23 @@ def memory_figures(
 ) -> dict[str, Any]:
     """Argument/output bytes, bytes per memory space, padding, largest buffers, allocations.
     `assignment` and `backend` as the reader found them (`hlo_layout.reader.Dump`)."""
-    report = memory_report(
+    return figures_of(report_for(module, assignment, file, backend))
+
+
+def report_for(
+    module: Module,
+    assignment: BufferAssignment | None = None,
+    file: Path | str | None = None,
+    backend: BackendChoice | None = None,
+) -> MemoryReport:
+    """The memory report the figures are read off (its `peak` is the module's analysis)."""
+    return memory_report(
         module, assignment=assignment, top=KEEP_LARGEST, file=file, backend=backend
     )
+
+
+def figures_of(report: MemoryReport) -> dict[str, Any]:
+    """ModuleMetrics' byte figures from a module's memory report."""
     params = [_buffer(r) for r in report.entry_parameters]
     outputs = [_buffer(r) for r in report.entry_outputs]
     return {
@@ -76,4 +90,5 @@ def memory_figures(
         "largest": tuple(_buffer(r) for r in report.buffers),
         "entry_buffers": tuple(params + outputs),
         "allocation_bytes": report.allocations.total_bytes if report.allocations else None,
+        "module_peak_bytes": report.peak.peak_bytes if report.peak else None,
     }

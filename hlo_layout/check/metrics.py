@@ -16,6 +16,8 @@ from hlo_layout.syntax.tree import Module
 from hlo_layout.units import ratio_percent
 
 if TYPE_CHECKING:
+    from hlo_layout.memory.analysis import MemoryAnalysis
+    from hlo_layout.memory.footprint import MemoryReport
     from hlo_layout.reader.loader import Dump
 
 
@@ -64,6 +66,9 @@ class ModuleMetrics:
     #: asked for them) or the module cannot be costed.
     flops: int | None = None
     bytes_accessed: int | None = None
+    #: The module's headline peak (`MemoryAnalysis.peak_bytes`, what `memory` prints); None
+    #: for a module with no entry computation.
+    module_peak_bytes: int | None = None
 
     @property
     def padding_bytes(self) -> int:
@@ -94,6 +99,7 @@ class ModuleMetrics:
             "padding_percent": ratio_percent(self.padding_bytes, self.physical_bytes) or 0.0,
             "largest_buffer_bytes": self.largest[0].physical_bytes if self.largest else 0,
             "allocation_bytes": self.allocation_bytes,
+            "module_peak_bytes": self.module_peak_bytes,
             "opcodes": dict(sorted(self.opcodes.items())),
             "fusion_kinds": dict(sorted(self.fusion_kinds.items())),
         }
@@ -140,15 +146,26 @@ def cost_figures(module: Module, file: str) -> dict[str, int | None]:
 def module_metrics(dump: Dump, *, cost: bool = False) -> ModuleMetrics:
     """All figures of one module of a dump, as the reader found it (`hlo_layout.reader`). With
     `cost`, also the cost totals (flops, bytes accessed), which only the cost rules read."""
-    from hlo_layout.check.memory import memory_figures
+    return measure_module(dump, cost=cost)[0]
+
+
+def measure_module(
+    dump: Dump, report: MemoryReport | None = None, *, cost: bool = False
+) -> tuple[ModuleMetrics, MemoryAnalysis | None]:
+    """`module_metrics`, and the memory analysis its figures come from (None for a module with
+    no entry computation): `diff` explains the peak with it. `report`: the module's memory
+    report when already made (the HTML report's)."""
+    from hlo_layout.check.memory import figures_of, report_for
 
     counts = structure_counts(dump.module)
-    memory = memory_figures(dump.module, dump.assignment, dump.file, dump.backend)
+    if report is None:
+        report = report_for(dump.module, dump.assignment, dump.file, dump.backend)
     costs = cost_figures(dump.module, dump.file) if cost else {}
-    return ModuleMetrics(
+    metrics = ModuleMetrics(
         module=dump.module.name or "(snippet)",
         file=dump.file,
         **counts,  # type: ignore[arg-type]
-        **memory,
+        **figures_of(report),
         **costs,  # type: ignore[arg-type]
     )
+    return metrics, report.peak

@@ -28,13 +28,25 @@ class Kind(enum.Enum):
     COUNT = "count"  # `400` → int
     NUMBER = "number"  # `2.5` → float (percent, points, ratio)
     SPACE_SIZES = "space-sizes"  # `--flag 1=16MiB` repeated / `{ 1 = "16MiB" }` → {space: bytes}
+    #: `--flag 16MiB` (the module) and `--flag hbm=8MiB` repeated / `"16MiB"` or
+    #: `{ module = "16MiB", hbm = "8MiB" }` → {None (the module) or space: bytes}
+    MODULE_OR_SPACE_SIZES = "module-or-space-sizes"
+    #: The same with numbers: `--flag 2` / `--flag hbm=1` → {None or space: float}
+    MODULE_OR_SPACE_NUMBERS = "module-or-space-numbers"
     SPACES = "spaces"  # `--flag 5` repeated / `[5, "host"]` → frozenset[int]
     NAMES = "names"  # `--flag copy` repeated / `["copy"]` → frozenset[str]
     PATTERN_SPACES = "pattern-spaces"  # config only: `{ "param*" = 0 }` → {glob: space}
 
     @property
     def repeatable(self) -> bool:
-        return self in (Kind.SPACE_SIZES, Kind.SPACES, Kind.NAMES, Kind.PATTERN_SPACES)
+        return self in (
+            Kind.SPACE_SIZES,
+            Kind.SPACES,
+            Kind.NAMES,
+            Kind.PATTERN_SPACES,
+            Kind.MODULE_OR_SPACE_SIZES,
+            Kind.MODULE_OR_SPACE_NUMBERS,
+        )
 
 
 class RuleValueError(ValueError):
@@ -94,6 +106,29 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else [value]
 
 
+#: The key of a module-or-space table that means the whole module (its headline).
+MODULE_KEY = "module"
+
+
+def _module_or_space(value: Any, one: Callable[[Any], Any], example: str) -> dict[int | None, Any]:
+    """`VALUE` (the module) or `SPACE=VALUE`, from flags (strings) or TOML (a value, or a table
+    whose `module` key is the module) → {None or space: value}."""
+    if isinstance(value, dict):
+        return {
+            None if str(k) == MODULE_KEY else parse_space(k): one(v) for k, v in value.items()
+        }  # fmt: skip
+    out: dict[int | None, Any] = {}
+    for item in _as_list(value):
+        space, sep, rest = str(item).partition("=") if isinstance(item, str) else ("", "", item)
+        if not sep:
+            out[None] = one(item)
+        elif not space.strip():
+            raise RuleValueError(f"{item!r}: write VALUE or SPACE=VALUE, e.g. {example}")
+        else:
+            out[None if space.strip() == MODULE_KEY else parse_space(space.strip())] = one(rest)
+    return out
+
+
 #: An evaluator: (its rule, the module's figures, the rule's value, the baseline module or
 #: None, the whole policy for modifiers such as `expansion-min-bytes`) → violations.
 Evaluator = Callable[
@@ -144,12 +179,21 @@ class RuleSpec:
             return "SPACE=SIZE"
         if self.kind is Kind.SPACES:
             return "SPACE"
+        if self.kind is Kind.MODULE_OR_SPACE_SIZES:
+            return "[SPACE=]SIZE"
+        if self.kind is Kind.MODULE_OR_SPACE_NUMBERS:
+            return "[SPACE=]" + {"percent": "PERCENT"}.get(self.unit, "N")
         return self.unit.upper()
 
     def default(self) -> Any:
         if self.kind in (Kind.SPACES, Kind.NAMES):
             return frozenset()
-        if self.kind in (Kind.SPACE_SIZES, Kind.PATTERN_SPACES):
+        if self.kind in (
+            Kind.SPACE_SIZES,
+            Kind.PATTERN_SPACES,
+            Kind.MODULE_OR_SPACE_SIZES,
+            Kind.MODULE_OR_SPACE_NUMBERS,
+        ):
             return {}
         return None
 
@@ -177,6 +221,10 @@ class RuleSpec:
                     raise RuleValueError(f"{item!r}: write SPACE=SIZE, e.g. 1=16MiB or vmem=16MiB")
                 out[parse_space(space)] = _size(size)
             return out
+        if kind is Kind.MODULE_OR_SPACE_SIZES:
+            return _module_or_space(value, _size, "16GiB or hbm=16GiB")
+        if kind is Kind.MODULE_OR_SPACE_NUMBERS:
+            return _module_or_space(value, _number, "2 or hbm=2")
         if kind is Kind.PATTERN_SPACES:
             if not isinstance(value, dict):
                 raise RuleValueError('write a table of glob = space, e.g. { "param*" = 0 }')

@@ -52,6 +52,11 @@ class Violation:
     #: "max": value must be <= limit; "min": value must be >= limit.
     bound: str = "max"
 
+    @property
+    def label(self) -> str:
+        """`file::module`: dump folders repeat module names (`jit_step` in several files)."""
+        return f"{self.file}::{self.module}"
+
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "rule": self.rule,
@@ -250,9 +255,10 @@ def forbidden(counts: Callable[[ModuleMetrics], dict[str, int]], message: str) -
     return judge
 
 
-def _growth_percent(
+def _physical_growth(
     spec: RuleSpec, m: ModuleMetrics, limit: Any, base: ModuleMetrics | None, p: Any
 ) -> list[Violation]:
+    """Argument, output and physical bytes (every value summed once, no liveness)."""
     if base is None:
         return []
     out = []
@@ -268,6 +274,72 @@ def _growth_percent(
             text = f"{label} grew {format_bytes(before)} → {format_bytes(now)}"
             out.append(_violation(spec, m, grown, limit, text, label, signed=True))
     return out
+
+
+def peak_of(m: ModuleMetrics, space: int | None) -> int | None:
+    """The headline peak `memory` prints: the module's (space None) or one memory space's."""
+    return m.module_peak_bytes if space is None else m.peak_bytes.get(space)
+
+
+def _scope(space: int | None) -> str:
+    """Where a peak is taken, for `where` and messages: `S(1)` or the module."""
+    return "module" if space is None else f"S({space})"
+
+
+def _peak_label(space: int | None) -> str:
+    return "peak" if space is None else f"peak in {memory_space_name(space)}"
+
+
+def _max_peak(spec: RuleSpec, m: ModuleMetrics, limits: Any, base: Any, p: Any) -> list[Violation]:
+    """The headline peak of the module (limit key None) and of each memory space given."""
+    out = []
+    for space, limit in _by_scope(limits):
+        peak = peak_of(m, space)
+        if peak is None or peak <= limit:
+            continue
+        text = (
+            f"{_peak_label(space)} {format_bytes(peak)} ({peak:,} B) exceeds {format_bytes(limit)}"
+        )
+        out.append(_violation(spec, m, peak, limit, text, _scope(space)))
+    return out
+
+
+def _by_scope(limits: dict[int | None, Any]) -> list[tuple[int | None, Any]]:
+    """The module first, then spaces in order."""
+    return sorted(limits.items(), key=lambda kv: -1 if kv[0] is None else kv[0])
+
+
+def _peak_growth(percent: bool) -> Evaluator:
+    """The headline peak's growth over the baseline module's, in percent or in bytes, for the
+    module (limit key None) and each memory space given."""
+
+    def judge(
+        spec: RuleSpec, m: ModuleMetrics, limits: Any, base: ModuleMetrics | None, p: Any
+    ) -> list[Violation]:
+        if base is None:
+            return []
+        out = []
+        for space, limit in _by_scope(limits):
+            now, before = peak_of(m, space), peak_of(base, space)
+            if now is None or before is None:
+                continue
+            grown: int | float | None
+            if percent:
+                if not before or Fraction(100 * (now - before), before) <= limit:
+                    continue
+                grown = ratio_percent(now - before, before)
+            else:
+                grown = now - before if now - before > limit else None
+            if grown is None:
+                continue
+            text = (
+                f"{_peak_label(space)} grew {format_bytes(before)} → {format_bytes(now)} "
+                f"({now - before:+,} B)"
+            )
+            out.append(_violation(spec, m, grown, limit, text, _scope(space), signed=True))
+        return out
+
+    return judge
 
 
 def _padding_growth(
@@ -325,10 +397,10 @@ RULES: tuple[RuleSpec, ...] = (
              "Bytes XLA's buffer assignment allocates in a memory space (static + temp "
              "allocation), e.g. 1=16MiB or vmem=16MiB (repeatable).",
              per_space_at_most(_space_bytes, "bytes")),
-    RuleSpec("max-peak-bytes", Kind.SPACE_SIZES, "bytes",
-             "Peak live bytes in a memory space over the schedule (XLA's live ranges), e.g. "
-             "0=16GiB or hbm=16GiB (repeatable).",
-             per_space_at_most(lambda m, s: m.peak_bytes.get(s, 0), "peak live bytes")),
+    RuleSpec("max-peak-bytes", Kind.MODULE_OR_SPACE_SIZES, "bytes",
+             "The headline peak `memory` prints: SIZE for the module, SPACE=SIZE for a memory "
+             "space, e.g. 16GiB or hbm=16GiB (repeatable).",
+             _max_peak),
     RuleSpec("max-temp-bytes", Kind.SPACE_SIZES, "bytes",
              "The temp allocation XLA's buffer assigner gives a memory space, e.g. 1=16MiB "
              "(repeatable).",
@@ -370,10 +442,18 @@ RULES: tuple[RuleSpec, ...] = (
              "A custom-call target that must not appear (repeatable).",
              forbidden(lambda m: m.custom_call_targets, "custom-call to {name}"),
              metavar_text="TARGET"),
-    RuleSpec("max-growth-percent", Kind.NUMBER, "percent",
-             "Growth of argument, output and physical bytes over the baseline, in percent "
-             "(needs --baseline).",
-             _growth_percent, needs_baseline=True),
+    RuleSpec("max-peak-growth-percent", Kind.MODULE_OR_SPACE_NUMBERS, "percent",
+             "Growth of the headline peak over the baseline's, in percent: PERCENT for the "
+             "module, SPACE=PERCENT for a memory space (needs --baseline; repeatable).",
+             _peak_growth(percent=True), needs_baseline=True),
+    RuleSpec("max-peak-growth-bytes", Kind.MODULE_OR_SPACE_SIZES, "bytes",
+             "Growth of the headline peak over the baseline's, in bytes: SIZE for the module, "
+             "SPACE=SIZE for a memory space (needs --baseline; repeatable).",
+             _peak_growth(percent=False), needs_baseline=True),
+    RuleSpec("max-physical-growth-percent", Kind.NUMBER, "percent",
+             "Growth of argument, output and physical bytes (every value summed once, no "
+             "liveness: not the peak) over the baseline, in percent (needs --baseline).",
+             _physical_growth, needs_baseline=True, aliases=("max-growth-percent",)),
     RuleSpec("max-padding-growth", Kind.NUMBER, "points",
              "Growth of the padding share over the baseline, in percentage points "
              "(needs --baseline).",

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from hlo_layout.check.policy import PolicyError, load_config
+from hlo_layout.check.policy import CONFIG_NAME, PolicyError, load_config
 from hlo_layout.check.rule_spec import RuleSpec, RuleValueError
 from hlo_layout.check.rules import RULES
 from hlo_layout.check.run import run_check
@@ -23,7 +23,6 @@ from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
     EXIT_CHECK_FAILED,
     EXIT_INPUT,
-    EXIT_USAGE,
     BackendOpt,
     FormatOpt,
     OutputFormat,
@@ -31,6 +30,7 @@ from hlo_layout.cli.common import (
     guard,
     stderr_console,
     stdout_console,
+    usage_error,
     write_output_file,
 )
 from hlo_layout.reader.discover import expand_dumps, no_match_message, shard_dumps
@@ -43,7 +43,12 @@ _BASELINE_PANEL = "Baseline"
 def _rule_option(spec: RuleSpec) -> inspect.Parameter:
     panel = _BASELINE_PANEL if spec.needs_baseline else _RULE_PANEL
     option = typer.Option(
-        spec.flag, help=spec.help, metavar=spec.metavar, show_default=False, rich_help_panel=panel
+        spec.flag,
+        *(f"--{alias}" for alias in spec.aliases),
+        help=spec.help,
+        metavar=spec.metavar,
+        show_default=False,
+        rich_help_panel=panel,
     )
     if spec.kind.repeatable:
         annotation: Any = Annotated[list[str] | None, option]
@@ -121,6 +126,14 @@ def check(
             show_default=False,
         ),
     ] = None,
+    no_rules_ok: Annotated[
+        bool,
+        typer.Option(
+            "--no-rules-ok",
+            help="Pass when no rule is set (by default that is a usage error, exit 2: a CI job "
+            "whose config was not found would gate nothing).",
+        ),
+    ] = False,
     output_format: FormatOpt = OutputFormat.text,
     **rules: Any,
 ) -> None:
@@ -141,17 +154,16 @@ def check(
             if baseline:
                 baseline_dumps, baseline_unmatched = expand_dumps(baseline)
         except (PolicyError, ValueError) as e:
-            stderr_console().print(f"error: {e}", markup=False, highlight=False)
-            raise typer.Exit(EXIT_USAGE) from None
+            usage_error(str(e))
+        if not no_rules_ok and not policies.keys_in_use():
+            usage_error(
+                f"no rule to check: {_where_rules_were_looked_for(config, policies)}; give a "
+                "rule flag (e.g. --max-peak-bytes SIZE), --config PATH, or --no-rules-ok"
+            )
         needing = policies.needing_baseline()
         if needing and baseline_dumps is None:
             flags = ", ".join(r.flag for r in needing)
-            stderr_console().print(
-                f"error: {flags} compares with a baseline: give --baseline PATH",
-                markup=False,
-                highlight=False,
-            )
-            raise typer.Exit(EXIT_USAGE)
+            usage_error(f"{flags} compares with a baseline: give --baseline PATH")
         if shard_spec and all_dumps and not dumps:
             stderr_console().print(
                 f"note: shard {shard_spec} holds none of the {all_dumps} dump(s)", markup=False
@@ -192,6 +204,15 @@ def check(
             raise typer.Exit(EXIT_INPUT)
         if result.violations:
             raise typer.Exit(EXIT_CHECK_FAILED)
+
+
+def _where_rules_were_looked_for(config: Path | None, policies: Any) -> str:
+    if policies.source is not None:
+        return f"no rule flag given and {policies.source} sets none"
+    return (
+        f"no rule flag given and no config found (looked for {CONFIG_NAME}, or pyproject.toml "
+        f"with [tool.hlo-layout], in {Path.cwd()} and every folder above it)"
+    )
 
 
 def _with_rule_options(command: Any) -> Any:

@@ -10,7 +10,7 @@ import sys
 import traceback
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -89,6 +89,26 @@ def _backend(value: str | None) -> str | None:
     return value.lower() if value is not None else None
 
 
+def _by(value: str) -> str:
+    """`--by`: checked here (usage error, exit 2) so a command reads it with `parse_grouping`."""
+    from hlo_layout.memory.attribution import parse_grouping  # not at start-up
+
+    try:
+        parse_grouping(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    return value
+
+
+ByOpt = Annotated[
+    str,
+    typer.Option(
+        "--by",
+        help="Group the peak by source line (source), op_name (op) or its first N /-parts (op:N).",
+        metavar="source|op|op:N",
+        callback=_by,
+    ),
+]
 BackendOpt = Annotated[
     str | None,
     typer.Option(
@@ -148,6 +168,12 @@ def stderr_console() -> Any:
     from hlo_layout.report.console import make_console
 
     return make_console(message_stream(), soft_wrap=True)
+
+
+def usage_error(message: str) -> NoReturn:
+    """`error: MESSAGE` on stderr, then exit 2 (a usage error)."""
+    stderr_console().print(f"error: {message}", markup=False, highlight=False)
+    raise typer.Exit(EXIT_USAGE)
 
 
 def stdout_console() -> Any:

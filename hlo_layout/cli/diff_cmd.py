@@ -1,4 +1,4 @@
-"""`hlo-layout diff OLD NEW`: figures, then structure, between two compiles."""
+"""`hlo-layout diff OLD NEW`: the peak and why it changed, the figures, then the structure."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from hlo_layout.check.diff import SCHEMA_VERSION, module_diff
-from hlo_layout.check.metrics import ModuleMetrics, module_metrics
+from hlo_layout.check.metrics import ModuleMetrics, measure_module
 from hlo_layout.check.pairing import pair
 from hlo_layout.cli.app import app
 from hlo_layout.cli.common import (
@@ -15,6 +15,7 @@ from hlo_layout.cli.common import (
     EXIT_USAGE,
     TOP_DEFAULT,
     BackendOpt,
+    ByOpt,
     FormatOpt,
     OutputFormat,
     TopOpt,
@@ -23,13 +24,16 @@ from hlo_layout.cli.common import (
     stderr_console,
     stdout_console,
 )
+from hlo_layout.memory.analysis import MemoryAnalysis
+from hlo_layout.memory.attribution import parse_grouping
 from hlo_layout.reader.discover import STDIN, expand_dumps, no_match_message
 from hlo_layout.reader.loader import backend_choice, load_dump_file
 from hlo_layout.syntax.parse import HloInputError
 from hlo_layout.syntax.tree import Module
 
-#: One side's module: the tree, its figures, and its pairing key (relative path, index).
-Side = tuple[Module, ModuleMetrics, tuple[str, int]]
+#: One side's module: the tree, its figures, its pairing key (relative path, index), and its
+#: memory analysis (None without an entry computation).
+Side = tuple[Module, ModuleMetrics, tuple[str, int], MemoryAnalysis | None]
 
 
 def _load(argument: str, backend: str | None) -> list[Side]:
@@ -42,7 +46,8 @@ def _load(argument: str, backend: str | None) -> list[Side]:
     out: list[Side] = []
     for found in dumps:
         for d in load_dump_file(found, backend=choice):
-            out.append((d.module, module_metrics(d), (d.key, d.position)))
+            metrics, memory = measure_module(d)
+            out.append((d.module, metrics, (d.key, d.position), memory))
     return out
 
 
@@ -69,25 +74,35 @@ def diff(
             show_default=False,
         ),
     ],
+    by: ByOpt = "source",
     output_format: FormatOpt = OutputFormat.text,
     top: TopOpt = TOP_DEFAULT,
     backend: BackendOpt = None,
 ) -> None:
-    """Compare two compiles: changed figures first, then the structure.
+    """Compare two compiles: the peak and why it changed, the figures, then the structure.
 
-    Bytes per memory space, padding, largest buffers, counts by kind, then computations and
-    instructions added, removed, renamed or changed. Exit 3 when no module could be paired.
+    The headline peak per memory space old → new; the change by source line or op_name over the
+    buffers held at the peak, paired across the compiles by what survives recompilation; the
+    parts that explain the rest, and what is left unattributed. Then bytes per memory space,
+    padding, counts by kind, and computations and instructions added, removed or changed
+    (paired by structure: a compile that only renumbers shows none). Exit 3 when no module
+    could be paired.
     """
     with guard("diff"):
         if old == STDIN and new == STDIN:
             stderr_console().print("error: only one of OLD and NEW can be - (stdin)")
             raise typer.Exit(EXIT_USAGE)
+        grouping = parse_grouping(by)
         pairing = pair(
             _load(old, backend), _load(new, backend), key=lambda s: s[2], name=lambda s: s[1].module
         )
-        modules = [module_diff(a[0], b[0], a[1], b[1]) for a, b in pairing.pairs]
+        modules = [
+            module_diff(a[0], b[0], a[1], b[1], a[3], b[3], grouping=grouping, top=top)
+            for a, b in pairing.pairs
+        ]
         document = {
             "schema_version": SCHEMA_VERSION,
+            "by": grouping.label,
             "modules": modules,
             "changed": any(m["changed"] for m in modules),
             "only_old": [s[1].module for s in pairing.only_old],

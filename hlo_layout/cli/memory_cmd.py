@@ -13,6 +13,7 @@ from hlo_layout.cli.common import (
     TOP_DEFAULT,
     BackendOpt,
     BuffersOpt,
+    ByOpt,
     DumpArgs,
     FormatOpt,
     OutputFormat,
@@ -44,15 +45,6 @@ AtOpt = Annotated[
         "--at",
         help="A schedule step or an instruction name: list what is live there.",
         show_default=False,
-    ),
-]
-ByOpt = Annotated[
-    str,
-    typer.Option(
-        "--by",
-        help="Group the buffers live at the peak by source line (source), op_name (op) or its "
-        "first N /-parts (op:N).",
-        metavar="source|op|op:N",
     ),
 ]
 
@@ -93,10 +85,7 @@ def memory(
     from hlo_layout.syntax.parse import file_size
 
     space_n = _space(space)
-    try:
-        grouping = parse_grouping(by)
-    except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="--by") from None
+    grouping = parse_grouping(by)
     with guard("memory"):
         files = [(str(p), file_size(p)) for p in dumps]
         with progress(files) as stages:

@@ -58,7 +58,9 @@ def report(
     """Write one self-contained HTML report (no network needed to view it): memory over program
     order per memory space with the peak marked, the buffers live at the peak with a card each,
     padding by tiling pattern with tile-grid pictures, fusions by kind, and the compiler's buffer
-    assignment beside ours when it sits beside the dump. [bold]--top[/bold] bounds each list.
+    assignment beside ours when it sits beside the dump. Given two dumps, the page opens with
+    what changed from the first to the second (as `diff` says it). [bold]--top[/bold] bounds
+    each list.
     """
     with guard("report"):
         if output.is_dir():

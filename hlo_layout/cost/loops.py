@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from hlo_layout.cost.evaluate import Evaluator, Value
 from hlo_layout.errors import HloSemanticError, Span
+from hlo_layout.limits import read_int
 from hlo_layout.syntax.attrs import computation_names, int_value
 from hlo_layout.syntax.opcodes import CONSTANT, GET_TUPLE_ELEMENT, TUPLE
 from hlo_layout.syntax.shape import ArrayShape
@@ -73,7 +74,8 @@ def trip_count(
     if config is not None:
         found = _KNOWN_TRIP_COUNT.search(config.raw)
         if found is not None:
-            return max(0, int(found.group(1))), "known_trip_count"
+            count = read_int(found.group(1), "known_trip_count", config.span)
+            return max(0, count), "known_trip_count"
     body = _callee(module, loop, "body")
     condition = _callee(module, loop, "condition")
     if body is None or condition is None:

@@ -21,6 +21,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from hlo_layout import limits
 from hlo_layout.cost.analysis import ComputationView, HloCostAnalysis
 from hlo_layout.cost.handlers import convolution_flops, dot_flops
 from hlo_layout.cost.loops import CONTROL, Branch, Loop, branch_names, trip_count
@@ -155,25 +156,35 @@ def module_cost(module: Module, file: str = "<string>", *, physical: bool = True
     per_computation: dict[str, Totals] = {}
     loops: list[Loop] = []
     branches: list[Branch] = []
-    edges: dict[str, list[tuple[str, int]]] = {}  # computation → (callee, factor)
+    edges: dict[
+        str, list[tuple[str, int, Instruction]]
+    ] = {}  # computation → (callee, factor, call)
     for computation in running:
         total = builder.own_total(computation)
-        out: list[tuple[str, int]] = []
+        out: list[tuple[str, int, Instruction]] = []
         for node in computation.instructions:
             if node.opcode not in CONTROL:
                 continue
             for callee, factor in builder.calls(
                 computation, node, per_computation, loops, branches
             ):
-                out.append((callee, factor))
+                out.append((callee, factor, node))
                 total = total + per_computation.get(callee, Totals()) * factor
         edges[computation.name] = out
         per_computation[computation.name] = total
     executions: dict[str, int] = {xla.entry.name: 1}
     for computation in reversed(running):  # callers first
         count = executions.get(computation.name, 0)
-        for callee, factor in edges[computation.name]:
-            executions[callee] = executions.get(callee, 0) + count * factor
+        for callee, factor, node in edges[computation.name]:
+            runs = executions[callee] = executions.get(callee, 0) + count * factor
+            if runs > limits.MAX_EXECUTIONS:  # nested trip counts: past what a count can be
+                raise limits.exceeded(
+                    f"executions of '{callee}' (the loops around '{node.name}' multiplied)",
+                    runs,
+                    limits.MAX_EXECUTIONS,
+                    "MAX_EXECUTIONS",
+                    node.span,
+                )
     instructions = tuple(builder.rows(running, executions))
     return ModuleCost(
         module,

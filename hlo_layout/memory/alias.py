@@ -78,6 +78,13 @@ def _declared_pairs(i: Instruction) -> list[Pair]:
     return aliasing_pairs(a)
 
 
+def input_output_aliases(module: Module) -> list[Pair]:
+    """The module's `input_output_alias` (donated parameters): (output index, parameter number,
+    parameter index) per aliased output, as HloInputOutputAliasConfig lists them."""
+    a = module.attr("input_output_alias")
+    return aliasing_pairs(a) if a is not None else []
+
+
 def uses_nvshmem(i: Instruction) -> bool:
     """An all-reduce run by NVSHMEM (its backend config says so), which needs an output buffer
     of its own (alias_info.cc, nvptx_alias_info.cc)."""
@@ -251,14 +258,14 @@ class AliasAnalysis:
         return found
 
     def _donations(self, df: DataflowAnalysis) -> None:
-        a = df.module.attr("input_output_alias")
+        aliases = input_output_aliases(df.module)
         entry = df.entry
-        if a is None or entry.root is None:
+        if not aliases or entry.root is None:
             return
         root = df.value_set(entry, entry.root.name)
         params = {p.parameter_number: p for p in entry.parameter_instructions}
         self.donated: set[tuple[int, Index]] = set()
-        for out_index, number, p_index in aliasing_pairs(a):
+        for out_index, number, p_index in aliases:
             p = params.get(number)
             if p is None:
                 continue

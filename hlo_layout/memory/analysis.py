@@ -8,7 +8,6 @@ result's `to_dict()` is one element of `hlo-layout memory --format json`'s `modu
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -25,6 +24,7 @@ from hlo_layout.memory.buffer_assignment import BufferAssignment
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
 from hlo_layout.memory.frontend import detect_frontend
 from hlo_layout.memory.gpu_alias import custom_call_target
+from hlo_layout.memory.heap_simulator import union_spans
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.memory.metadata import SourceInfo
 from hlo_layout.memory.peak import SpaceFigures, compute_peak
@@ -559,7 +559,7 @@ def _analyze(
             for r, v in ranged:
                 record(v, r.start, r.end)
             kind = v_kind[rep.id]  # rep is one of `ranged`
-            spans = _union((r.start, r.end) for r, _ in ranged)
+            spans = union_spans((r.start, r.end) for r, _ in ranged)
             if len(spans) > 1:  # the buffer is free between its values: another may use it
                 bc.spans[len(bc.start)] = spans
         alloc = allocation_of_value[rep.id]
@@ -675,18 +675,6 @@ def _analyze(
         bc,
         vc,
     )
-
-
-def _union(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Inclusive [start, end] spans merged where they overlap or touch."""
-    out: list[tuple[int, int]] = []
-    for s, e in sorted(spans):
-        if out and s <= out[-1][1] + 1:
-            if e > out[-1][1]:
-                out[-1] = (out[-1][0], e)
-        else:
-            out.append((s, e))
-    return out
 
 
 def _shared_steps(

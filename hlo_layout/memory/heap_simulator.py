@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
@@ -647,8 +647,13 @@ def _windows(group: list[Interval]) -> list[tuple[int, int]]:
     """The union of a group's time intervals as disjoint [start, end] windows, in order."""
     if len(group) == 1:
         return [(group[0].start, group[0].end)]
+    return union_spans((g.start, g.end) for g in group)
+
+
+def union_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive [start, end] spans merged where they overlap or touch, in order."""
     out: list[tuple[int, int]] = []
-    for s, e in sorted((g.start, g.end) for g in group):
+    for s, e in sorted(spans):
         if out and s <= out[-1][1] + 1:
             if e > out[-1][1]:
                 out[-1] = (out[-1][0], e)

@@ -21,7 +21,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
-from hlo_layout.syntax.tree import Computation, Instruction, Module
+from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
 from hlo_layout.syntax.values import unescape
 
 _OP_NAME = re.compile(r'op_name="((?:[^"\\]|\\.)*)"')
@@ -186,3 +186,21 @@ def _element(body: Computation, root: Instruction, index: tuple[int, ...]) -> In
             break
         x = nxt
     return None if x is root else x
+
+
+def op_name_of(i: Instruction) -> str | None:
+    """The op_name of an instruction's own metadata (`SourceInfo.of(i)[0]`), read from the unsplit
+    attribute tail when there is one: counting op_names over a whole module must not split every
+    instruction's attributes (XLA prints `op_name="..."` only inside `metadata={...}`)."""
+    a = i.attributes
+    if type(a) is LazyAttributes and a._items is None:
+        text = a._text
+        if "op_name" not in text:
+            return None
+        m = _OP_NAME.search(text)
+        return unescape(m.group(1)) if m else None
+    found = i.attr("metadata")
+    if found is None:
+        return None
+    m = _OP_NAME.search(found.raw)
+    return unescape(m.group(1)) if m else None

@@ -17,12 +17,12 @@ def render_check(result: CheckResult) -> Iterator[RenderableType]:
     if result.violations:
         table = Table(title="budget violations", title_justify="left")
         table.add_column("rule", style="hlo.opcode")
-        table.add_column("module", style="hlo.name")
+        table.add_column("file::module", style="hlo.name")
         table.add_column("value", justify="right", style="hlo.padding")
         table.add_column("limit", justify="right")
         table.add_column("where", style="hlo.muted")
         for v in result.violations:
-            table.add_row(v.rule, v.module, v.value_text, v.limit_text, v.where or v.file)
+            table.add_row(v.rule, v.label, v.value_text, v.limit_text, v.where)
         yield table
         yield Text(
             f"{len(result.violations)} violation(s) in {modules} module(s)", style="hlo.error"

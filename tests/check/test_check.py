@@ -152,7 +152,8 @@ def test_junit_and_annotations(tmp_path: Path, monkeypatch) -> None:
 def test_unreadable_file_exit_3_others_checked(tmp_path: Path) -> None:
     bad = tmp_path / "bad.txt"
     bad.write_text("HloModule x\nENTRY e {\n  ROOT p = f32[ parameter(0)\n}\n")
-    result = runner.invoke(app, ["check", str(bad), str(TRANSFORMER), "-f", "json"])
+    args = ["check", str(bad), str(TRANSFORMER), "--no-rules-ok", "-f", "json"]
+    result = runner.invoke(app, args)
     assert result.exit_code == 3
     doc = json.loads(result.stdout)
     assert doc["modules_checked"] == 1 and doc["errors"][0]["file"] == str(bad)
@@ -200,18 +201,17 @@ def test_directories_globs_shards_and_jobs(tmp_path: Path) -> None:
     parts = [shard(files, f"{i}/3") for i in (1, 2, 3)]
     assert sorted(p for part in parts for p in part) == sorted(files)
     assert not set(parts[0]) & set(parts[1])
-    one = runner.invoke(app, ["check", str(V5E), "-j", "1", "-f", "json"])
-    two = runner.invoke(app, ["check", str(V5E), "-j", "2", "-f", "json"])
+    read = ["--no-rules-ok", "-f", "json"]
+    one = runner.invoke(app, ["check", str(V5E), "-j", "1", *read])
+    two = runner.invoke(app, ["check", str(V5E), "-j", "2", *read])
     assert one.exit_code == two.exit_code == 0
     assert json.loads(one.stdout) == json.loads(two.stdout)
-    glob = runner.invoke(app, ["check", str(V5E / "*" / "*after_optimizations.txt"), "-f", "json"])
+    glob = runner.invoke(app, ["check", str(V5E / "*" / "*after_optimizations.txt"), *read])
     assert json.loads(glob.stdout)["modules_checked"] == len(files)
     copy = tmp_path / "dump"
     shutil.copytree(V5E / "conv", copy)
-    assert (
-        json.loads(runner.invoke(app, ["check", str(copy), "-f", "json"]).stdout)["modules_checked"]
-        == 1
-    )
+    copied = runner.invoke(app, ["check", str(copy), *read])
+    assert json.loads(copied.stdout)["modules_checked"] == 1
 
 
 GPU = CORPUS / "jax-gpu-h100" / "module_316915.jit_f.sm_9.0a_gpu_after_optimizations.txt"

@@ -55,15 +55,21 @@ ENTRY e {
 }"""
     )
     d = structure_diff(old, new)["instructions"]
+    # Paired by structure, not by name: a.1 → a.2 is the same negate; `b` is another op (an
+    # exponential removed, a slice added), and the root reads other operands.
     assert d["renamed"] == [{"computation": "e", "old": "a.1", "new": "a.2"}]
-    assert {c["name"] for c in d["changed"]} == {"b", "c"}
-    assert [a["name"] for a in d["added"]] == ["d"]
-    assert d["removed"] == []
+    (c,) = d["changed"]
+    assert c["name"] == "c" and c["what"] == ["shape", "operands"]
+    assert sorted((a["name"], a["opcode"]) for a in d["added"]) == [("b", "slice"), ("d", "copy")]
+    assert [(r["name"], r["opcode"]) for r in d["removed"]] == [("b", "exponential")]
 
 
 def test_identical_dump_has_no_changes(tmp_path: Path) -> None:
     result = runner.invoke(app, ["diff", str(NEW), str(NEW), "-f", "json"])
     (m,) = json.loads(result.stdout)["modules"]
     assert all(v["delta"] in (0, None) for v in m["figures"].values())
-    assert not any(m["instructions"].values()) and not any(m["computations"].values())
+    assert m["changed"] is False and m["peak"]["delta"] == 0
+    assert not any(m["instructions"][k] for k in ("added", "removed", "changed", "renamed"))
+    assert not any(m["computations"][k] for k in ("added", "removed", "renamed"))
+    assert m["instructions"]["paired"] == parse(NEW.read_text()).instruction_count
     assert runner.invoke(app, ["diff", str(OLD), str(NEW)]).exit_code == 0

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from hlo_layout.check.policy import PolicyError, load_config
 from hlo_layout.check.run import measure_file
 from hlo_layout.cli import app
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, DATA, REPO
 
 runner = CliRunner()
 JAX_CPU = CORPUS / "jax-cpu"
@@ -47,23 +47,51 @@ def check(*args: str, cwd: Path | None = None) -> tuple[int, dict, str]:
 def test_nothing_matched_exits_3(tmp_path: Path, pattern: str) -> None:
     (tmp_path / "empty_dir").mkdir()
     arg = str(tmp_path / pattern)
-    result = runner.invoke(app, ["check", arg])
+    result = runner.invoke(app, ["check", arg, "--max-fusions", "1000"])
     assert result.exit_code == 3
     assert f"no dumps matched {arg}" in result.stderr
     assert "all within budget" not in result.stdout
-    code, doc, _ = check(arg)
+    code, doc, _ = check(arg, "--no-rules-ok")
     assert code == 3 and doc["passed"] is False and doc["modules_checked"] == 0
 
 
-def test_a_rule_needing_a_baseline_without_one_exits_2() -> None:
-    for flag in ("--max-growth-percent", "--max-padding-growth", "--max-fusion-growth"):
-        result = runner.invoke(app, ["check", str(STEP_18), flag, "0"])
-        assert result.exit_code == 2, flag
-        assert flag in result.stderr and "--baseline" in result.stderr
+def test_no_rule_at_all_exits_2_naming_where_config_was_looked_for(tmp_path: Path) -> None:
+    # A CI job whose config was not found must not pass silently.
+    code, _, err = check(str(STEP_18), cwd=tmp_path)
+    assert code == 2
+    assert "no rule to check" in err and str(tmp_path.resolve()) in err
+    assert "hlo-layout.toml" in err and "--no-rules-ok" in err
+    # A config without a rule is named.
+    (tmp_path / "hlo-layout.toml").write_text("[check]\n")
+    code, _, err = check(str(STEP_18), cwd=tmp_path)
+    assert code == 2 and str((tmp_path / "hlo-layout.toml").resolve()) in err
+    code, doc, _ = check(str(STEP_18), "--no-rules-ok", cwd=tmp_path)
+    assert code == 0 and doc["modules_checked"] == 1
 
 
-def test_growth_rule_from_config_without_baseline_exits_2(tmp_path: Path) -> None:
-    (tmp_path / "hlo-layout.toml").write_text("[check]\nmax-growth-percent = 1\n")
+@pytest.mark.parametrize(
+    "flag, value",
+    [
+        ("--max-physical-growth-percent", "0"),
+        ("--max-growth-percent", "0"),  # its older name
+        ("--max-peak-growth-percent", "0"),
+        ("--max-peak-growth-bytes", "hbm=0"),
+        ("--max-padding-growth", "0"),
+        ("--max-fusion-growth", "0"),
+    ],
+)
+def test_a_rule_needing_a_baseline_without_one_exits_2(flag: str, value: str) -> None:
+    result = runner.invoke(app, ["check", str(STEP_18), flag, value])
+    assert result.exit_code == 2, flag
+    named = flag.replace("--max-growth-percent", "--max-physical-growth-percent")
+    assert named in result.stderr and "--baseline" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "rule", ["max-growth-percent = 1", "max-peak-growth-percent = 1", "max-peak-growth-bytes = 1"]
+)
+def test_growth_rule_from_config_without_baseline_exits_2(tmp_path: Path, rule: str) -> None:
+    (tmp_path / "hlo-layout.toml").write_text(f"[check]\n{rule}\n")
     assert check(str(STEP_18), cwd=tmp_path)[0] == 2
 
 
@@ -215,11 +243,14 @@ def test_violation_values_are_numbers() -> None:
 
 def test_junit_parent_folders_are_created(tmp_path: Path) -> None:
     target = tmp_path / "dir" / "that" / "does" / "not" / "exist" / "j.xml"
-    assert runner.invoke(app, ["check", str(STEP_18), "--junit-xml", str(target)]).exit_code == 0
+    done = runner.invoke(app, ["check", str(STEP_18), "--no-rules-ok", "--junit-xml", str(target)])
+    assert done.exit_code == 0
     assert "<testsuites" in target.read_text()
     blocker = tmp_path / "file"
     blocker.write_text("")
-    result = runner.invoke(app, ["check", str(STEP_18), "--junit-xml", str(blocker / "j.xml")])
+    result = runner.invoke(
+        app, ["check", str(STEP_18), "--max-fusions", "99", "--junit-xml", str(blocker / "j.xml")]
+    )
     assert result.exit_code == 2 and "cannot write" in result.stderr
 
 
@@ -239,7 +270,8 @@ def test_320_digit_dims_do_not_overflow(tmp_path: Path) -> None:
     small.write_text(text.format("2"))
     for args in (
         ["check", str(big), "--max-buffer-bytes", "1", "--max-padding-percent", "1"],
-        ["check", str(big), "--baseline", str(small), "--max-growth-percent", "1",
+        ["check", str(big), "--baseline", str(small), "--max-physical-growth-percent", "1",
+         "--max-peak-growth-percent", "1", "--max-peak-growth-bytes", "1",
          "--max-padding-growth", "0"],
         ["diff", str(small), str(big)],
         ["diff", str(small), str(big), "-f", "json"],
@@ -251,11 +283,11 @@ def test_320_digit_dims_do_not_overflow(tmp_path: Path) -> None:
 def test_one_error_format(tmp_path: Path) -> None:
     bad = tmp_path / "bad.txt"
     bad.write_text("HloModule m\nENTRY e {\n  ROOT p = f32[2 parameter(0)\n}\n")
-    for command in ("check", "inspect"):
-        result = runner.invoke(app, [command, str(bad)])
+    for command in (["check", "--no-rules-ok"], ["inspect"]):
+        result = runner.invoke(app, [*command, str(bad)])
         assert result.exit_code == 3
         first = result.stderr.splitlines()[0]
-        assert first.startswith(f"{bad}:3:"), first
+        assert first.startswith(f"{bad}:3:"), (command, first)
         assert ": error: " in first and "^" in result.stderr
 
 
@@ -274,7 +306,7 @@ def _run(
 
 COMMANDS = [
     ["inspect", str(STEP_18)],
-    ["check", str(STEP_18)],
+    ["check", str(STEP_18), "--no-rules-ok"],
     ["diff", str(STEP_18), str(STEP_18)],
     ["layout", "f32[3,5]{0,1:T(2,2)}"],
     ["sharding", str(STEP_18)],
@@ -313,5 +345,50 @@ def test_stdin_for_every_command(args: list[str], packed: bool) -> None:
 
 def test_an_empty_shard_passes_and_says_so() -> None:
     # 4 dumps in 5 slices: the 5th slice has nothing to check, which is not an error.
-    result = runner.invoke(app, ["check", str(JAX_CPU), "--shard", "5/5"])
+    result = runner.invoke(app, ["check", str(JAX_CPU), "--max-fusions", "999", "--shard", "5/5"])
     assert result.exit_code == 0 and "shard 5/5 holds none of the 4 dump(s)" in result.stderr
+
+
+# --- the peak as a gate ------------------------------------------------------------------------
+
+GROWN = DATA / "diff" / "widen-line"  # one line widened a matmul: the peak grew 4.5 MiB
+
+
+def test_peak_growth_fails_the_pair_that_grew_and_passes_a_folder_against_itself() -> None:
+    old, new = str(GROWN / "old"), str(GROWN / "new")
+    code, doc, _ = check(new, "--baseline", old, "--max-peak-growth-percent", "1")
+    assert code == 1
+    (v,) = doc["violations"]
+    assert v["rule"] == "max-peak-growth-percent" and v["where"] == "module" and v["value"] > 100
+    assert v["file"].endswith("jit_step.cpu_after_optimizations.txt")
+    rules = ["--max-peak-growth-percent", "0", "--max-peak-growth-bytes", "0",
+             "--max-peak-growth-bytes", "0=0"]  # fmt: skip
+    code, doc, _ = check(new, "--baseline", new, *rules)
+    assert code == 0 and len(doc["baseline_pairs"]) == 1
+    assert check(str(JAX_CPU), "--baseline", str(JAX_CPU), "--max-peak-growth-percent", "0")[0] == 0
+
+
+def test_peak_growth_in_bytes_and_per_space() -> None:
+    old, new = str(GROWN / "old"), str(GROWN / "new")
+    _, before, _ = check(old, "--no-rules-ok")
+    _, after, _ = check(new, "--no-rules-ok")
+    grown = after["modules"][0]["module_peak_bytes"] - before["modules"][0]["module_peak_bytes"]
+    assert grown > 0
+    for limit, code in ((grown, 0), (grown - 1, 1)):
+        assert check(new, "--baseline", old, "--max-peak-growth-bytes", str(limit))[0] == code
+    space = after["modules"][0]["peak_bytes"]["0"] - before["modules"][0]["peak_bytes"]["0"]
+    for limit, code in ((space, 0), (space - 1, 1)):
+        got = check(new, "--baseline", old, "--max-peak-growth-bytes", f"0={limit}")
+        assert got[0] == code
+        if code:
+            assert got[1]["violations"][0]["where"] == "S(0)"
+
+
+def test_max_peak_bytes_takes_the_module_headline_and_spaces() -> None:
+    _, doc, _ = check(str(STEP_18), "--no-rules-ok")
+    peak = doc["modules"][0]["module_peak_bytes"]
+    assert check(str(STEP_18), "--max-peak-bytes", str(peak))[0] == 0
+    code, doc, _ = check(str(STEP_18), "--max-peak-bytes", str(peak - 1))
+    assert code == 1 and doc["violations"][0]["value"] == peak
+    cfg_code = check(str(STEP_18), "--max-peak-bytes", f"module={peak - 1}")[0]
+    assert cfg_code == 1

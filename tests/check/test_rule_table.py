@@ -33,6 +33,8 @@ SAMPLES = {
     Kind.NAMES: (["fusion"], '["fusion"]'),
     Kind.SPACE_SIZES: (["0=1KiB"], '{ 0 = "1KiB" }'),
     Kind.PATTERN_SPACES: ([], '{ "*" = 5 }'),
+    Kind.MODULE_OR_SPACE_SIZES: (["1KiB", "0=1KiB"], '{ module = "1KiB", 0 = "1KiB" }'),
+    Kind.MODULE_OR_SPACE_NUMBERS: (["0", "hbm=0"], "{ module = 0, hbm = 0 }"),
 }
 
 

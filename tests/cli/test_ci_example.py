@@ -69,4 +69,4 @@ def test_the_readme_workflow_gates_and_uploads(tmp_path: Path) -> None:
     assert report.get("failures") == "1"
     (failed,) = [c for c in report.iter("testcase") if c.find("failure") is not None]
     assert failed.get("classname", "").endswith("module_0018.jit_step.cpu_after_optimizations.txt")
-    assert "max-growth-percent" in (failed.findtext("failure") or "")
+    assert "max-peak-growth-percent" in (failed.findtext("failure") or "")

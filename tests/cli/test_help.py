@@ -71,7 +71,8 @@ def test_every_rule_has_a_flag_with_metavar_and_a_readme_row() -> None:
         assert f"`{rule.flag}" in table or f"`{rule.key}`" in table, rule.key
         if rule.on_command_line:
             param = params[rule.param]
-            assert param.opts == [rule.flag] and param.metavar == rule.metavar
+            assert param.opts == [rule.flag, *(f"--{a}" for a in rule.aliases)]
+            assert param.metavar == rule.metavar
             assert param.help == rule.help
 
 

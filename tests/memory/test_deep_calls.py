@@ -43,7 +43,8 @@ def test_deep_call_chain_through_the_commands(tmp_path) -> None:
     path = tmp_path / "deep.txt"
     path.write_text(_chain(3_000))
     runner = CliRunner()
-    for args in (["inspect"], ["memory"], ["check"], ["inspect", "-f", "json"]):
+    for args in (["inspect"], ["memory"], ["check", "--no-rules-ok"], ["inspect", "-f", "json"],
+                 ["diff", str(path)]):  # fmt: skip
         result = runner.invoke(app, [*args, str(path)])
         assert result.exit_code == 0, (args, result.stderr[-300:])
 

@@ -624,3 +624,28 @@ def test_firefox_draws_the_page(tmp_path: Path) -> None:
         assert png.exists()
         sizes.append(png.stat().st_size)
     assert sizes[0] > 3 * sizes[1], sizes
+
+
+def test_two_dumps_give_a_diff_whose_numbers_equal_the_json_and_add_up(tmp_path: Path) -> None:
+    """`report OLD NEW`: the diff section's peak and rows are the `diff` document's, and the
+    rows shown (with the rest summed) plus unattributed add up to the change."""
+    pair = Path(__file__).parents[1] / "data" / "diff" / "keep-alive"
+    data = build_report(load([pair / "old", pair / "new"]).dumps)
+    diff = data["diff"]
+    e = dom(render_html(data), tmp_path)
+    assert e.root.get("data-rendered") == "ok", e.all("render-error")
+    peak = diff["peak"]
+    for test, key in (
+        ("diff-peak-old", "old"),
+        ("diff-peak-new", "new"),
+        ("diff-peak-delta", "delta"),
+    ):
+        (shown,) = e.all(test)
+        assert int(shown["attrs"]["data-bytes"]) == peak[key]
+    assert peak["delta"] > 0
+    rows = e.all("diff-row")
+    assert sum(int(r["attrs"]["data-delta"]) for r in rows) == peak["delta"]
+    assert rows[0]["attrs"]["data-key"] == "model.py:14"  # the changed line
+    assert len(e.all("diff-buffer")) == len(peak["buffers"])
+    (structure,) = e.all("diff-structure")
+    assert f"{diff['instructions']['changed_total']} changed" in structure["text"]

@@ -143,6 +143,25 @@ def _nested_whiles(depth: int, carry: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def _loop_nest(depth: int, trips: str) -> str:
+    """`depth` nested while loops, each with `known_trip_count` `trips` (a JSON value)."""
+    config = f'backend_config={{"known_trip_count":{{"n":{trips}}}}}'
+    out = ["HloModule m"]
+    for i in range(depth):
+        out.append(f"c{i} {{\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(false)\n}}")
+        body = (
+            f"  ROOT w = s32[] while(p), condition=c{i - 1}, body=b{i - 1}, {config}"
+            if i
+            else "  ROOT n = s32[] negate(p)"
+        )
+        out.append(f"b{i} {{\n  p = s32[] parameter(0)\n{body}\n}}")
+    out.append(
+        f"ENTRY e {{\n  p = s32[] parameter(0)\n"
+        f"  ROOT w = s32[] while(p), condition=c{depth - 1}, body=b{depth - 1}, {config}\n}}"
+    )
+    return "\n".join(out) + "\n"
+
+
 _CALL_CYCLE = (
     "HloModule m\ncond {\n  p = f32[4] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
     "a {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] call(p), to_apply=b\n}\n"
@@ -303,7 +322,13 @@ FAMILIES: tuple[Family, ...] = (
         codes=(1,),
     ),
     Family("2^70 bytes through diff", _HUGE_BYTES, ["diff", "{}", "{}"], codes=(0,)),
-    Family("320-digit dims through check", _DIMS_320, ["check", "{}"], codes=(3,), where="3:12"),
+    Family(
+        "320-digit dims through check",
+        _DIMS_320,
+        ["check", "{}", "--no-rules-ok"],
+        codes=(3,),
+        where="3:12",
+    ),
     Family(
         "320-digit dims through diff", _DIMS_320, ["diff", "{}", "{}"], codes=(3,), where="3:12"
     ),
@@ -652,6 +677,27 @@ FAMILIES: tuple[Family, ...] = (
         ["inspect", "{}", "--top", "100000000"],
         codes=(0,),
         max_seconds=5.0,
+    ),
+    # --- the cost command (issue 29 landed during issue 28) ---------------------------------
+    Family(
+        "known_trip_count of 5,000 digits, cost",
+        lambda: _loop_nest(1, f'"{_BIG}"'),
+        ["cost", "{}"],
+        codes=(3,),
+        says=("MAX_INT_DIGITS",),
+    ),
+    Family(
+        "300 nested loops of int64 trip counts, cost",
+        lambda: _loop_nest(300, '"9223372036854775807"'),
+        ["cost", "{}", "-f", "json"],
+        codes=(3,),
+        says=("MAX_EXECUTIONS",),
+    ),
+    Family(
+        "300 nested loops of 10 trips, cost",
+        lambda: _loop_nest(300, '"10"'),
+        ["cost", "{}"],
+        codes=(0, 3),
     ),
     # --- call graphs (issue 28) -------------------------------------------------------------
     Family(

@@ -19,6 +19,7 @@ embedded in summary form (README "HTML report" lists what is dropped):
 - cost: per module, the chip's roofs (bandwidth, peak per element-type class) and the `top`
   instructions by roofline time as points (flops, physical bytes, intensity, time), with
   `points_total`; no roofs when no chip is known (a CPU dump).
+- diff (two dumps only): `diff --format json`'s module pair, bounded by `bound_diff`.
 
 Pure: builds plain dicts, no Rich, no HTML.
 """
@@ -326,7 +327,9 @@ def build_report(
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """`report_data` for dumps read by `hlo_layout.reader.loader`: the inspect overview of each
-    module, its peak-memory analysis and its roofline."""
+    module, its peak-memory analysis and its roofline; given exactly two, also `diff`: what
+    changed from the first to the second (`diff`'s document for the pair, bounded:
+    `bound_diff`)."""
     measured = [
         (
             d.file,
@@ -342,7 +345,59 @@ def build_report(
         )
         for d in dumps
     ]
-    return report_of(measured, top=top)
+    data = report_of(measured, top=top)
+    if len(dumps) == 2:
+        from hlo_layout.check.diff import module_diff
+        from hlo_layout.check.metrics import measure_module
+
+        (old, old_memory), (new, new_memory) = (
+            measure_module(d, report) for d, (_, _, report) in zip(dumps, measured, strict=True)
+        )
+        data["diff"] = bound_diff(
+            module_diff(dumps[0].module, dumps[1].module, old, new, old_memory, new_memory,
+                        top=top),
+            top=top,
+        )  # fmt: skip
+    return data
+
+
+def bound_diff(m: dict[str, Any], *, top: int = DEFAULT_TOP) -> dict[str, Any]:
+    """A module pair of `diff --format json`, bounded for the page: the attribution's first `top`
+    rows (the rest summed in `attribution_rest_bytes`, so the rows still add up), `top` buffer
+    pairs, changed/added/removed instructions and changes by kind; renamed ones only counted."""
+    out = {k: v for k, v in m.items() if k not in ("instructions", "largest_buffers")}
+    peak = m.get("peak")
+    if peak is not None:
+        peak = dict(peak)
+        rows = [r for r in peak["attribution"] if r["delta_bytes"]]
+        peak["attribution_rest_bytes"] = sum(r["delta_bytes"] for r in rows[top:])
+        peak["attribution_total"] = len(rows)
+        peak["attribution"] = rows[:top]
+        peak["buffers"] = [b for b in peak["buffers"] if b["delta_bytes"]][:top]
+        peak["spaces"] = [
+            {k: v for k, v in s.items() if k not in ("attribution", "explained")}
+            for s in peak["spaces"]
+        ]
+        out["peak"] = peak
+    inst = m["instructions"]
+    kinds = Counter(c["change"] for c in inst["changed"])
+    out["instructions"] = {
+        "paired": inst["paired"],
+        "renamed": len(inst["renamed"]),
+        "changes_by_kind": [
+            [k, n] for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+        ][:top],
+        **{k: inst[k][:top] for k in ("changed", "added", "removed")},
+        **{f"{k}_total": len(inst[k]) for k in ("changed", "added", "removed")},
+    }
+    comps = m["computations"]
+    out["computations"] = {
+        "paired": comps["paired"],
+        "added": comps["added"][:top],
+        "removed": comps["removed"][:top],
+        "renamed": len(comps["renamed"]),
+    }
+    return out
 
 
 def report_of(
@@ -413,6 +468,7 @@ def report_data(
 __all__ = [
     "DEFAULT_TOP",
     "REPORT_SCHEMA_VERSION",
+    "bound_diff",
     "bound_memory",
     "bound_memory_module",
     "build_report",

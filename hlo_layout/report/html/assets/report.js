@@ -940,8 +940,78 @@
     if (only) Array.prototype.forEach.call(root.querySelectorAll("section"), function (sec) { sec.hidden = only.split(",").indexOf(sec.id) < 0; });
   }
 
+  // ---- diff (two dumps: what changed from the first to the second) ------------------------
+  function signedBytes(n, test, extra) {
+    var span = bytesSpan(Math.abs(n), test, extra);
+    span.dataset.bytes = String(n);
+    span.textContent = (n > 0 ? "+" : n < 0 ? "-" : "") + humanBytes(Math.abs(n));
+    span.className = n > 0 ? "grew" : n < 0 ? "shrank" : "";
+    return span;
+  }
+  function stepText(st) { return st ? st.instruction + " (" + st.step + "/" + st.of + ")" : "-"; }
+  function renderDiff(d, container) {
+    var names = (d.old_module || "old") + " → " + (d.new_module || "new");
+    var sec = section("What changed: " + names, d.old_file === d.new_file ? d.old_file : d.old_file + " → " + d.new_file);
+    sec.dataset.test = "diff";
+    (d.notes || []).forEach(function (n) { sec.appendChild(h("p", { class: "notes", text: "note: " + n })); });
+    var peak = d.peak;
+    if (peak) {
+      var cards = h("div", { class: "cards" });
+      cards.appendChild(card("Peak · old", bytesSpan(peak.old, "diff-peak-old")));
+      cards.appendChild(card("Peak · new", bytesSpan(peak.new, "diff-peak-new")));
+      cards.appendChild(card("Change", signedBytes(peak.delta, "diff-peak-delta"), peak.percent === null ? "" : (peak.percent > 0 ? "+" : "") + peak.percent.toFixed(1) + "%"));
+      sec.appendChild(cards);
+      sec.appendChild(h("h3", { text: "Per memory space" }));
+      sec.appendChild(table([{ label: "space" }, { label: "old", num: true }, { label: "new", num: true }, { label: "change", num: true }, { label: "static", num: true }, { label: "temp", num: true }, { label: "peak step" }],
+        peak.spaces.map(function (sp) {
+          var moved = sp.peak_step.moved ? stepText(sp.peak_step.old) + " → " + stepText(sp.peak_step.new) : stepText(sp.peak_step.new);
+          return h("tr", { data: { test: "diff-space", space: sp.memory_space } }, [
+            td(sp.label + (sp.estimate.old || sp.estimate.new ? " (estimate)" : "")),
+            td(bytesSpan(sp.old), "num"), td(bytesSpan(sp.new), "num"), td(signedBytes(sp.delta, "diff-space-delta"), "num"),
+            td(humanBytes(sp.static.old) + " → " + humanBytes(sp.static.new), "num"), td(humanBytes(sp.temp.old) + " → " + humanBytes(sp.temp.new), "num"), td(moved, "mono")]);
+        })));
+      if (peak.delta) {
+        sec.appendChild(h("h3", { text: "Why: the change by " + peak.by + ", paired across the compiles" }));
+        var rows = peak.attribution.map(function (r) {
+          return h("tr", { data: { test: "diff-row", key: r.key === null ? "" : r.key, delta: r.delta_bytes } }, [
+            td(r.key === null ? "(no " + peak.by + ")" : r.key, "name"), td(bytesSpan(r.old_bytes), "num"), td(bytesSpan(r.new_bytes), "num"), td(signedBytes(r.delta_bytes), "num")]);
+        });
+        if (peak.attribution_total > peak.attribution.length) {
+          rows.push(h("tr", { data: { test: "diff-row", key: "(more)", delta: peak.attribution_rest_bytes } }, [td((peak.attribution_total - peak.attribution.length) + " more"), td(""), td(""), td(signedBytes(peak.attribution_rest_bytes), "num")]));
+        }
+        peak.explained.forEach(function (r) {
+          if (r.delta_bytes) rows.push(h("tr", { data: { test: "diff-row", key: r.key, delta: r.delta_bytes } }, [td(r.key), td(bytesSpan(r.old_bytes), "num"), td(bytesSpan(r.new_bytes), "num"), td(signedBytes(r.delta_bytes), "num")]));
+        });
+        rows.push(h("tr", { data: { test: "diff-row", key: "unattributed", delta: peak.unattributed_bytes }, title: peak.unattributed_note }, [td("unattributed"), td(""), td(""), td(signedBytes(peak.unattributed_bytes), "num")]));
+        rows.push(h("tr", { class: "total" }, [td("total"), td(bytesSpan(peak.old), "num"), td(bytesSpan(peak.new), "num"), td(signedBytes(peak.delta), "num")]));
+        sec.appendChild(table([{ label: peak.by }, { label: "old", num: true }, { label: "new", num: true }, { label: "change", num: true }], rows));
+        if (peak.buffers.length) {
+          sec.appendChild(h("h3", { text: "Buffers held at the peak that changed (" + peak.buffers.length + " of " + group(peak.buffers_total) + " pairs)" }));
+          sec.appendChild(table([{ label: "change", num: true }, { label: "old" }, { label: "new" }, { label: "paired by" }, { label: "source" }],
+            peak.buffers.map(function (p) {
+              var at = p.new || p.old;
+              function side(b) { return b ? h("span", {}, [h("span", { class: "name", text: b.name + indexText(b.index) + " " }), tokens(b.shape.charAt(0) === "(" ? "(tuple table)" : b.shape, "shape")]) : "-"; }
+              return h("tr", { data: { test: "diff-buffer", delta: p.delta_bytes } }, [td(signedBytes(p.delta_bytes), "num"), td(side(p.old)), td(side(p.new)), td(p.how), td(at.source || at.op_name || "", "mono")]);
+            })));
+        }
+      }
+    }
+    var inst = d.instructions, comps = d.computations;
+    sec.appendChild(h("h3", { text: "Structure (paired by what survives recompilation, not by name)" }));
+    sec.appendChild(h("p", { data: { test: "diff-structure" } }, [
+      group(comps.paired) + " computations paired (" + comps.added.length + " added, " + comps.removed.length + " removed); " +
+      group(inst.paired) + " instructions paired: " + group(inst.added_total) + " added, " + group(inst.removed_total) + " removed, " +
+      group(inst.changed_total) + " changed, " + group(inst.renamed) + " renamed by numbering only."]));
+    if (inst.changes_by_kind.length) {
+      sec.appendChild(table([{ label: "change" }, { label: "instructions", num: true }],
+        inst.changes_by_kind.map(function (k) { return h("tr", { data: { test: "diff-change-kind" } }, [td(k[0], "mono"), td(group(k[1]), "num")]); })));
+    }
+    container.appendChild(sec);
+  }
+
   function render() {
     app.textContent = "";
+    if (data.diff) renderDiff(data.diff, app);
     var view = h("div", { class: "module-view" });
     var current = 0, top = null, pick = null;
     function show(n, scroll) {

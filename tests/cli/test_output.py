@@ -46,7 +46,7 @@ COMMANDS = [
     ["sharding", "{}"],
     ["indexing", "{}", "-i", "n"],
     ["diff", "{}", "{}"],
-    ["check", "{}", "-f", "json"],
+    ["check", "{}", "--no-rules-ok", "-f", "json"],
     ["layout", "f32[8,128]{1,0:T(8,128)}"],
     ["report", "{}", "-o", "-"],
 ]
@@ -150,14 +150,12 @@ def test_an_internal_error_says_how_to_report_it_truly(
     """No made-up address: the traceback (HLO_LAYOUT_DEBUG=1), the command and the input."""
     from typer.testing import CliRunner
 
-    from hlo_layout.cli import app
-    from hlo_layout.report import sharding_model
+    from hlo_layout.cli import app, sharding_cmd  # imported first: the patch is undone whole
 
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(sharding_model, "sharding_report", broken)
-    monkeypatch.setattr("hlo_layout.cli.sharding_cmd.sharding_report", broken)
+    monkeypatch.setattr(sharding_cmd, "sharding_report", broken)
     env = {"HLO_LAYOUT_DEBUG": debug} if debug else {}
     if not debug:
         monkeypatch.delenv("HLO_LAYOUT_DEBUG", raising=False)

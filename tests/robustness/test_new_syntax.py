@@ -102,7 +102,7 @@ COMMANDS = [
     ["sharding", "{}"],
     ["indexing", "{}", "--computation", "e"],
     ["indexing", "{}", "--computation", "e", "-d", "in2out"],
-    ["check", "{}"],
+    ["check", "{}", "--no-rules-ok"],
     ["diff", "{}", "{}"],
     ["report", "{}", "-o", "{out}"],
     ["cost", "{}"],

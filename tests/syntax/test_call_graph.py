@@ -81,7 +81,7 @@ COMMANDS = [
     ["inspect", "{}", "-f", "json", "--stream"],
     ["memory", "{}"],
     ["sharding", "{}"],
-    ["check", "{}"],
+    ["check", "{}", "--no-rules-ok"],
     ["diff", "{}", "{}"],
     ["indexing", "{}", "--computation", "main"],
     ["report", "{}", "-o", "{out}"],

@@ -142,7 +142,7 @@ def test_help_reflows_at_any_width(columns: str) -> None:
 
 
 def test_the_root_help_lists_each_command_on_one_line_when_wide() -> None:
-    out = runner.invoke(app, ["--help"], env={"COLUMNS": "400"}).stdout
+    out = runner.invoke(app, ["--help"], env={"COLUMNS": "1000"}).stdout
     panel = out[out.index("Commands") :].splitlines()[1:]
     rows = [line for line in panel if line.startswith("│")]
     assert [row.split()[1] for row in rows] == ALL  # one line each: nothing continues a row

@@ -57,3 +57,19 @@ def analyze(path: Path, backend: str | None = None) -> MemoryAnalysis:
     beside it), WITHOUT the compiler's buffer assignment."""
     (dump,) = load(path).dumps
     return analyze_memory(dump.module, backend or dump.backend, None, file=str(path))
+
+
+def evaluations(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
+    """The computations DataflowAnalysis evaluates from now on, in order, a name per evaluation
+    (each `_steps` generator it starts), recorded through `monkeypatch`."""
+    from hlo_layout.memory.dataflow import DataflowAnalysis
+
+    seen: list[str] = []
+    steps = DataflowAnalysis._steps
+
+    def counting(self, c, params):  # type: ignore[no-untyped-def]
+        seen.append(c.name)
+        return steps(self, c, params)
+
+    monkeypatch.setattr(DataflowAnalysis, "_steps", counting)
+    return seen

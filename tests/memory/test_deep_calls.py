@@ -12,16 +12,21 @@ from typer.testing import CliRunner
 from hlo_layout.cli import app
 from hlo_layout.memory import analyze_memory
 from hlo_layout.syntax import parse
+from tests.memory.helpers import evaluations
 
 
-def _chain(depth: int) -> str:
+def _chain(depth: int, calls: int = 1) -> str:
+    """Computation k calls computation k - 1 `calls` times in a row (c0 negates): a chain, or
+    with two calls a binary tree (2.6 KB at depth 22 flattens to 12 million instructions)."""
     parts = ["HloModule m, is_scheduled=true\n"]
     parts.append("c0 {\n  a = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(a)\n}\n")
     for k in range(1, depth):
-        parts.append(
-            f"c{k} {{\n  a = f32[4]{{0}} parameter(0)\n"
-            f"  ROOT n = f32[4]{{0}} call(a), to_apply=c{k - 1}\n}}\n"
+        body = "".join(
+            f"  {'ROOT ' if n == calls - 1 else ''}n{n} = f32[4]{{0}} "
+            f"call({'a' if n == 0 else f'n{n - 1}'}), to_apply=c{k - 1}\n"
+            for n in range(calls)
         )
+        parts.append(f"c{k} {{\n  a = f32[4]{{0}} parameter(0)\n{body}}}\n")
     parts.append(
         "ENTRY e {\n  a = f32[4]{0} parameter(0)\n"
         f"  ROOT n = f32[4]{{0}} call(a), to_apply=c{depth - 1}\n}}\n"
@@ -49,49 +54,24 @@ def test_deep_call_chain_through_the_commands(tmp_path) -> None:
         assert result.exit_code == 0, (args, result.stderr[-300:])
 
 
-def _binary_tree(depth: int) -> str:
-    """Computation k calls computation k - 1 twice: 2.6 KB at depth 22 flattens to 12 million
-    instructions."""
-    parts = ["HloModule m\nc0 {\n  ROOT p = f32[8] parameter(0)\n}\n"]
-    for k in range(1, depth):
-        parts.append(
-            f"c{k} {{\n  p = f32[8] parameter(0)\n  a = f32[8] call(p), to_apply=c{k - 1}\n"
-            f"  ROOT b = f32[8] call(a), to_apply=c{k - 1}\n}}\n"
-        )
-    parts.append(
-        "ENTRY e {\n  p = f32[8] parameter(0)\n"
-        f"  ROOT r = f32[8] call(p), to_apply=c{depth - 1}\n}}\n"
-    )
-    return "".join(parts)
-
-
 def test_a_call_tree_that_flattens_past_the_limit_is_refused_where_it_does() -> None:
     from hlo_layout.limits import MAX_FLATTENED_INSTRUCTIONS, LimitExceeded
 
-    text = _binary_tree(22)
+    text = _chain(22, calls=2)
     with pytest.raises(LimitExceeded) as caught:
         analyze_memory(parse(text, "tree.hlo"))
     error = caught.value
     assert "MAX_FLATTENED_INSTRUCTIONS" in error.message
     # the first computation over the limit, at its call of the largest callee
     site = error.span.source.line_text(error.span.start).strip()
-    assert site == "a = f32[8] call(p), to_apply=c18"
+    assert site == "n0 = f32[4]{0} call(a), to_apply=c18"
     assert 3 * 2**19 < MAX_FLATTENED_INSTRUCTIONS < 3 * 2**20
 
 
 def test_a_call_tree_under_the_limit_is_evaluated_at_every_call_site(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """As on the call graph FlattenCallGraph makes: c0, called twice by each of the 2^(d-2)
     evaluations of c1, is evaluated 2^(d-1) times."""
-    from hlo_layout.memory.dataflow import DataflowAnalysis
-
-    seen: list[str] = []
-    steps = DataflowAnalysis._steps
-
-    def counting(self, c, params):  # type: ignore[no-untyped-def]
-        seen.append(c.name)
-        return steps(self, c, params)
-
-    monkeypatch.setattr(DataflowAnalysis, "_steps", counting)
-    analyze_memory(parse(_binary_tree(9)))
+    seen = evaluations(monkeypatch)
+    analyze_memory(parse(_chain(9, calls=2)))
     assert seen.count("c0") == 2**8
     assert seen.count("c8") == 1

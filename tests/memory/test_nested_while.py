@@ -16,6 +16,7 @@ from hlo_layout.memory import analyze_memory
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.dataflow import DataflowAnalysis
 from hlo_layout.syntax import parse
+from tests.memory.helpers import evaluations
 
 # copy_insertion_test.cc:2347: the outer body's ROOT is its own parameter; `while` and `not`
 # are names in two computations.
@@ -231,14 +232,7 @@ def test_one_pass_one_on_dumps_with_loops(path) -> None:  # type: ignore[no-unty
 def test_nested_loops_cost_one_evaluation_per_body(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Each body is evaluated once by pass 1 and once by pass 2: 2n evaluations for n nested
     loops (pass 1 everywhere took 2^(n+1) - 2)."""
-    seen: list[str] = []
-    steps = DataflowAnalysis._steps
-
-    def counting(self, c, params):  # type: ignore[no-untyped-def]
-        seen.append(c.name)
-        return steps(self, c, params)
-
-    monkeypatch.setattr(DataflowAnalysis, "_steps", counting)
+    seen = evaluations(monkeypatch)
     DataflowAnalysis(parse(_nest(12)))
     bodies = [name for name in seen if name.startswith("body")]
     assert len(bodies) == 2 * 12

@@ -677,11 +677,14 @@ static int slow_line(const Text *t, Py_ssize_t start, Py_ssize_t *end) {
             break;
     }
     *end = e;
+    /* `"\r" in stripped`, comments included: the Python asks before it looks for comments (a
+     * test made inside the loop below skipped the characters of each comment it passed over). */
+    for (Py_ssize_t p = start; p < e; p++)
+        if (at(t, p) == '\r')
+            return 0;
     Py_UCS4 last = 0; /* the last character `_COMMENT.sub` keeps */
     for (Py_ssize_t p = 0; p < t->len;) {
         Py_UCS4 c = at(t, p);
-        if (c == '\r' && p >= start && p < e)
-            return 0;
         if (c == '/' && at(t, p + 1) == '*') {
             p = comment_end(t, p, t->len);
             if (p < 0)

@@ -26,7 +26,10 @@ setup(
     ],
     package_dir={"hlo_layout.grammars": "grammars"},
     ext_modules=[
-        Extension(name, sources, optional=True, extra_compile_args=["-O2"])
+        # accel/lexicon.h is generated from hlo_layout/syntax/lexicon.py (the token classes).
+        Extension(
+            name, sources, depends=["accel/lexicon.h"], optional=True, extra_compile_args=["-O2"]
+        )
         for name, sources in ACCELERATORS
     ],
 )

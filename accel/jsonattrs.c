@@ -36,6 +36,8 @@
 #include <Python.h>
 #include <string.h>
 
+#include "lexicon.h"
+
 #define ABI 2
 /* More items than this go to the Python branch (the repeated-key check here is quadratic). */
 #define MAX_ITEMS 256
@@ -44,14 +46,6 @@ typedef struct {
     Py_ssize_t key, key_end, value, value_end;
 } item_t;
 
-/* `[A-Za-z0-9_.$]`, the first character of a name after `%?-?` (scan._NAME) */
-static int name_start(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '.' || c == '$';
-}
-
-/* The rest of a name: `[A-Za-z0-9_.$+]` and `-` not before `>`. */
-static int name_char(unsigned char c) { return name_start(c) || c == '+' || c == '-'; }
 
 /* Python's `\s` on an ASCII character. */
 static int space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f); }
@@ -70,16 +64,9 @@ static Py_ssize_t string_end(const unsigned char *s, Py_ssize_t i, Py_ssize_t n)
     return -1;
 }
 
-/* The key of s[a:b] (a name, scan._NAME) is well formed. */
+/* The key of s[a:b] is a bare name (lexicon.BARE_NAME). */
 static int valid_key(const unsigned char *s, Py_ssize_t a, Py_ssize_t b) {
-    if (a < b && s[a] == '%') a++;
-    if (a < b && s[a] == '-') a++;
-    if (a >= b || !name_start(s[a])) return 0;
-    for (Py_ssize_t i = a + 1; i < b; i++) {
-        if (!name_char(s[i])) return 0;
-        if (s[i] == '-' && i + 1 < b && s[i + 1] == '>') return 0;
-    }
-    return 1;
+    return hlo_name_end(PyUnicode_1BYTE_KIND, s, b, a) == b;
 }
 
 /* Split `tail` as `(?:[ \t]*,[ \t]*NAME=VALUE)*[ \t\f\r]*` must match it; the item count, or -1. */
@@ -316,19 +303,10 @@ static PyObject *s_items, *s_text; /* "_items", "_text" */
 #define PUTF(k) put(b, st->f[k], st->fn[k])
 #define BLANK(c) ((c) == ' ' || (c) == '\t' || (c) == '\f' || (c) == '\r')
 
-/* A name (scan._NAME) at s[i]; the index after its longest match, or -1. */
+/* A name (`%?` and lexicon.BARE_NAME) at s[i]; the index after its longest match, or -1. */
 static Py_ssize_t name_end(const unsigned char *s, Py_ssize_t i, Py_ssize_t n) {
     if (i < n && s[i] == '%') i++;
-    if (i < n && s[i] == '-') i++;
-    if (i >= n || !name_start(s[i])) return -1;
-    for (i++; i < n; i++) {
-        if (s[i] == '-') {
-            if (i + 1 < n && s[i + 1] == '>') break;
-        } else if (!name_char(s[i])) {
-            break;
-        }
-    }
-    return i;
+    return hlo_name_end(PyUnicode_1BYTE_KIND, s, n, i);
 }
 
 /* A tail that is not of the simple kind, split as scan._split_valid splits it: at the commas

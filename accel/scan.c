@@ -18,6 +18,8 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include "lexicon.h"
+
 /* Interface version; hlo_layout/syntax/scan.py passes the same number to accel.load. */
 #define SCAN_ABI 5
 
@@ -50,34 +52,20 @@ static inline Py_UCS4 at(const Text *t, Py_ssize_t i) {
     return (i >= 0 && i < t->len) ? PyUnicode_READ(t->kind, t->data, i) : END;
 }
 
-static inline int is_blank(Py_UCS4 c) { return c == ' ' || c == '\t'; }
-static inline int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
-static inline int is_lower(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
+/* The token classes of hlo_layout/syntax/lexicon.py (accel/lexicon.h is generated from it). */
+static inline int is_blank(Py_UCS4 c) { return hlo_is(c, HLO_BLANK); }
+static inline int is_digit(Py_UCS4 c) { return hlo_is(c, HLO_DIGIT); }
+static inline int is_lower(Py_UCS4 c) { return hlo_is(c, HLO_TYPE_START); }
 
-/* [A-Za-z0-9_.$]: a name's first character (after an optional '-'). */
-static inline int is_first(Py_UCS4 c) {
-    return is_lower(c) || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '.' ||
-           c == '$';
+/* The end of the bare name (lexicon.BARE_NAME) starting at p, or -1. The regex can only take
+ * the longest such name here: every use is followed by a character no name holds. */
+static Py_ssize_t name_end(const Text *t, Py_ssize_t p) {
+    return hlo_name_end(t->kind, t->data, t->len, p);
 }
 
-/* The end of the bare name (`-?[A-Za-z0-9_.$][A-Za-z0-9_.$+]*(?:-(?!>)[A-Za-z0-9_.$+]*)*`)
- * starting at p, or -1. The regex can only take the longest such name here: every use is
- * followed by a character no name holds. */
-static Py_ssize_t name_end(const Text *t, Py_ssize_t p) {
-    if (at(t, p) == '-')
-        p++;
-    if (!is_first(at(t, p)))
-        return -1;
-    p++;
-    for (;;) {
-        Py_UCS4 c = at(t, p);
-        if (is_first(c) || c == '+')
-            p++;
-        else if (c == '-' && at(t, p + 1) != '>')
-            p++;
-        else
-            return p;
-    }
+/* The end of a word-like literal (lexicon.NAME_RUN: a name or an integer) at p, or -1. */
+static Py_ssize_t run_end(const Text *t, Py_ssize_t p) {
+    return hlo_run_end(t->kind, t->data, t->len, p);
 }
 
 static inline Py_ssize_t skip_blanks(const Text *t, Py_ssize_t p) {
@@ -126,14 +114,14 @@ static Py_ssize_t array_end(const Text *t, Py_ssize_t p) {
     if (!is_lower(at(t, p)))
         return -1;
     p++;
-    while (is_lower(at(t, p)) || is_digit(at(t, p)))
+    while (hlo_is(at(t, p), HLO_TYPE_CHAR))
         p++;
     if (at(t, p) != '[')
         return -1;
     p++;
     for (;;) {
         Py_UCS4 c = at(t, p);
-        if (is_digit(c) || c == ',' || c == '<' || c == '=' || c == '?')
+        if (hlo_is(c, HLO_DIM_CHAR))
             p++;
         else
             break;
@@ -293,7 +281,7 @@ static Py_ssize_t flat_operands(const Text *t, Py_ssize_t p) {
     for (;;) {
         if (at(t, p) == '%')
             p++;
-        p = name_end(t, p);
+        p = run_end(t, p); /* a word: `operand_tuple` declines an integer where a name stands */
         if (p < 0)
             return -1;
         if (at(t, p) == '#' && is_digit(at(t, p + 1))) {
@@ -523,7 +511,8 @@ static PyObject *operand_tuple(Ctx *c, PyObject *line, const Text *t, Py_ssize_t
             n0++;
         Py_ssize_t n1 = name_end(t, n0);
         if (n1 < 0 || n1 > piece_end) {
-            PyErr_SetString(PyExc_ValueError, "operand list changed under the scanner");
+            /* an integer, no name: the caller declines the line, the Python declines it too */
+            PyErr_SetString(PyExc_ValueError, "an operand that is no name");
             goto fail;
         }
         PyObject *key = hashed ? PyUnicode_Substring(line, p, piece_end)
@@ -723,7 +712,10 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
     PyObject *name = NULL, *shape_text = NULL, *shape = NULL, *opcode = NULL, *operands = NULL;
     PyObject *attrs = NULL, *literal = NULL, *number = NULL, *span = NULL, *tmp = NULL;
     PyObject *result = NULL;
-    Py_ssize_t end = t->len; /* of the span: the shaped line's is `_slow_instruction`'s */
+    /* The span ends at the last token, as the grammar's: `line.rstrip(" \t\f\r")` */
+    Py_ssize_t end = t->len;
+    while (end > 0 && hlo_is(at(t, end - 1), HLO_LINE_BLANK))
+        end--;
     if (h->shaped && !slow_line(t, h->start1, &end))
         return Py_NewRef(Py_None);
 
@@ -769,7 +761,7 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
             goto decline;
     } else if (constant) {
         /* _WORD_LITERAL.fullmatch(inner.strip(" \t")) */
-        if (a == b || at(t, a) == '%' || name_end(t, a) != b)
+        if (a == b || at(t, a) == '%' || run_end(t, a) != b)
             goto decline;
         literal = PyUnicode_Substring(line, a, b);
         if (literal == NULL)

@@ -20,6 +20,7 @@ from hlo_layout.syntax.layout_text import (
     ShapeTextError,
     make_array_shape,
 )
+from hlo_layout.syntax.lexicon import ELEMENT_TYPE
 from hlo_layout.syntax.shape import COMBINE, UNBOUNDED, Shape, SplitConfig, Tile, TupleShape
 
 # `f32[2,<=3,?]{1,0:T(8,128)(2,1)S(1)}`: a layout only when a digit or ':' follows '{' (as the
@@ -28,14 +29,14 @@ from hlo_layout.syntax.shape import COMBINE, UNBOUNDED, Shape, SplitConfig, Tile
 # bounds it (limits.MAX_INT_DIGITS) and says where it is.
 _N = "[0-9]{1,19}(?![0-9])"
 _ARRAY = re.compile(
-    rf"([a-z][a-z0-9]*)\[((?:(?:{_N}|<={_N}|\?)(?:,(?:{_N}|<={_N}|\?))*)?)\]"
+    rf"({ELEMENT_TYPE})\[((?:(?:{_N}|<={_N}|\?)(?:,(?:{_N}|<={_N}|\?))*)?)\]"
     rf"(?:\{{(?=[0-9:])({_N}(?:,{_N})*)?(?::([^{{}}<>\s]*))?\}})?"
 )
 _PROP = re.compile(
     rf"T((?:\((?:{_N}|\*)(?:,(?:{_N}|\*))*\))+)"  # 1 tiles
     rf"|SC((?:\({_N}:{_N}(?:,{_N})*\))+)"  # 2 split configs
     r"|([" + re.escape("".join(INT_PROPERTIES)) + rf"])\(({_N})\)"  # 3, 4 integer properties
-    r"|([" + re.escape("".join(TYPE_PROPERTIES)) + r"])\(([a-z][a-z0-9]*)\)"  # 5, 6 type names
+    r"|([" + re.escape("".join(TYPE_PROPERTIES)) + rf"])\(({ELEMENT_TYPE})\)"  # 5, 6 type names
 )
 _GROUP = re.compile(r"\(([^()]*)\)")
 _INDEX_COMMENT = re.compile(r"/\*index=[0-9]+\*/")

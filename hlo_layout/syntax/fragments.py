@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 #: How terminals are named in "expected ..." messages.
 _TERMINAL_NAMES = {
+    "NAME": "a name",
+    "REF": "a name",
     "WORD": "a name",
     "INT": "an integer",
     "STRING": "a string",

@@ -13,6 +13,7 @@ from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hlo_layout.errors import HloSemanticError, Span
+from hlo_layout.syntax.lexicon import LINE_STRING, pattern
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION
 
 if TYPE_CHECKING:
@@ -22,17 +23,19 @@ if TYPE_CHECKING:
 #: computations (a whole word: not `_xla_calls` nor `%calls`; also inside strings or nested
 #: groups, which `tail_callees` then tells apart).
 CALLS_RE = re.compile(
-    r"(?<![A-Za-z0-9_.$+%#\-])(" + "|".join(CALLED_COMPUTATION_KEYS) + r")(?![A-Za-z0-9_.$+\-])"
+    pattern(r"(?<![%#]|{WORD_CHAR})(" + "|".join(CALLED_COMPUTATION_KEYS) + r")(?!{NAME_CHAR})")
 )
-_CALLEE_NAME = r"%?(-?[A-Za-z0-9_.$][A-Za-z0-9_.$+\-]*?(?=->|[^A-Za-z0-9_.$+\-]|$))"
+_CALLEE_NAME = pattern(r"%?({NAME_RUN})")  # a value: a name or an integer
 #: What follows a called-computation key in the forms XLA prints: `=%name` or `={%a, %b}`,
 #: then the end of the attribute.
 _CALLEE_VALUE = re.compile(
-    r"[ \t]*=[ \t]*(?:" + _CALLEE_NAME + r"|\{([ \t]*(?:%?[^\s,{}()\[\]\"=:/<>]+"
-    r"(?:[ \t]*,[ \t]*%?[^\s,{}()\[\]\"=:/<>]+)*)?[ \t]*)\})[ \t]*(?:,|$)"
+    pattern(
+        r"{B}*={B}*(?:" + _CALLEE_NAME + r'|\{({B}*(?:%?[^\s,{}()\[\]"=:/<>]+'
+        r'(?:{B}*,{B}*%?[^\s,{}()\[\]"=:/<>]+)*)?{B}*)\}){B}*(?:,|$)'
+    )
 )
 _FLAT_NAME = re.compile(_CALLEE_NAME)
-_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+_STRING = re.compile(LINE_STRING)
 
 
 #: tail_callees' answers by tail text: a dump repeats its tails (and the scanner has already

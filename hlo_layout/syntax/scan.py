@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from hlo_layout import accel
 from hlo_layout.errors import HloLayoutError, Source, Span
 from hlo_layout.limits import LimitExceeded
+from hlo_layout.syntax import lexicon
 from hlo_layout.syntax.assemble import finish_items
 from hlo_layout.syntax.fragments import (
     check_literal,
@@ -52,33 +53,32 @@ class ScanFallback(Exception):
     """The scanner met a line it does not frame; parse with the full grammar instead."""
 
 
-# Mirrors the grammar's WORD for names (no `->`, no leading `#`).
-# The grammar's WORD language: a lazy run of name characters and `-` that stops at `->` or any
-# other character, so `re` keeps no state per character or per `-` (a group repeated per `-`
-# held 860 MB on a 10 MB line of dashes).
-_NAME = r"%?-?[A-Za-z0-9_.$][A-Za-z0-9_.$+\-]*?(?=->|[^A-Za-z0-9_.$+\-]|$)"
-_INSTR_HEAD = re.compile(r"[ \t]*(ROOT[ \t]+)?(" + _NAME + r")[ \t]*=[ \t]*")
+# Every token below is the lexicon's (`syntax/lexicon.py`: `{NAME}` names one of its pieces):
+# names, blanks (`{B}`: between the tokens of a line as XLA prints it), strings, array shapes.
+_pattern = lexicon.pattern
+_NAME = lexicon.NAME
+_BARE_NAME = lexicon.BARE_NAME
+_INSTR_HEAD = re.compile(_pattern(r"{B}*(ROOT{B}+)?({NAME}){B}*={B}*"))
 # An array shape with an optional layout that holds no nested braces (P(...) layouts fall back).
-_ARRAY = re.compile(r"[a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\}|<[0-9:][^<>]*>)?")
-_OPCODE = re.compile(r"[ \t]+(" + _NAME[2:] + r")\(")
-_OPERAND = re.compile(r"[ \t]*(" + _NAME + r")(?:#([0-9]+))?[ \t]*")
+_ARRAY = re.compile(_pattern(r"{ARRAY}(?:\{[^{}]*\}|<[0-9:][^<>]*>)?"))
+_ARRAY_HEAD = re.compile(lexicon.ARRAY_HEAD)
+_OPCODE = re.compile(_pattern(r"{B}+({BARE_NAME})\("))
+_OPERAND = re.compile(_pattern(r"{B}*({NAME})(?:#([0-9]+))?{B}*"))
 _PAREN = re.compile(r"[()]")
 # Tokens of an attribute tail: strings, brackets, commas, and runs of anything else.
-_TAIL_TOKEN = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[{}()\[\],]|[^"{}()\[\],]+')
-_ATTR_KEY = re.compile(r"[ \t]*(" + _NAME + r")[ \t]*=")
-_COMP_HEAD = re.compile(
-    r"[ \t]*(ENTRY[ \t]+)?(" + _NAME + r")[ \t]*(\(.*\)[ \t]*->.*?)?[ \t]*\{[ \t]*$"
-)
-_SIGNATURE = re.compile(r"\((.*)\)[ \t]*->[ \t]*(.*?)[ \t]*$")
-_PARAM = re.compile(r"[ \t]*(" + _NAME + r")[ \t]*:[ \t]*(.*?)[ \t]*$")
-_MODULE_HEAD = re.compile(r"[ \t]*HloModule[ \t]+(" + _NAME + r")[ \t]*")
-_SECTION_ROW = re.compile(r'[ \t]*(-?[0-9]+)[ \t]+("[^"\\]*(?:\\.[^"\\]*)*"|\{[^{}]*\})[ \t]*$')
+_TAIL_TOKEN = re.compile(_pattern(r'{LINE_STRING}|[{}()\[\],]|[^"{}()\[\],]+'))
+_ATTR_KEY = re.compile(_pattern(r"{B}*({BARE_NAME}){B}*="))
+_COMP_HEAD = re.compile(_pattern(r"{B}*(ENTRY{B}+)?({NAME}){B}*(\(.*\){B}*->.*?)?{B}*\{{B}*$"))
+_SIGNATURE = re.compile(_pattern(r"\((.*)\){B}*->{B}*(.*?){B}*$"))
+_PARAM = re.compile(_pattern(r"{B}*({NAME}){B}*:{B}*(.*?){B}*$"))
+_MODULE_HEAD = re.compile(_pattern(r"{B}*HloModule{B}+({NAME}){B}*"))
+_SECTION_ROW = re.compile(_pattern(r"{B}*(-?[0-9]+){B}+({STRING}|\{[^{}]*\}){B}*$"))
 _SECTIONS = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFrames"})
 _CLOSERS = {"}": "{", ")": "(", "]": "["}
-_COMMENT = re.compile(r"/\*.*?\*/")
-_STRINGS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+_COMMENT = re.compile(lexicon.LINE_BLOCK_COMMENT)
+_STRINGS = re.compile(lexicon.LINE_STRING)
 #: A string without its closing quote (`_STRINGS` is this and `"`).
-_STRING_OPEN = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*')
+_STRING_OPEN = re.compile(lexicon.string("\\n", closed=False))
 
 
 def strings_replaced(text: str, replacement: str) -> str:
@@ -229,7 +229,7 @@ def _operands(text: str) -> tuple[Operand, ...]:
         stripped = piece.lstrip()
         shape = None
         rest = stripped
-        if stripped[:1] == "(" or re.match(r"[a-z][a-z0-9]*\[", stripped):
+        if stripped[:1] == "(" or _ARRAY_HEAD.match(stripped):
             shape, end = _shape_at(stripped, 0)
             rest = stripped[end:]
             if not rest[:1].isspace():
@@ -244,7 +244,7 @@ def _operands(text: str) -> tuple[Operand, ...]:
 
 #: One `array-shape %name` of an operand list written with shapes, and the comma after it.
 _SHAPED_OPERAND = re.compile(
-    r"[ \t]*(" + _ARRAY.pattern + r")[ \t]+(" + _NAME + r")(?:#([0-9]+))?[ \t]*(,|$)"
+    _pattern(r"{B}*(" + _ARRAY.pattern + r"){B}+({NAME})(?:#([0-9]+))?{B}*(,|$)")
 )
 
 
@@ -270,19 +270,19 @@ def _shaped_operands(text: str) -> tuple[Operand, ...] | None:
     return None if comma or not out else tuple(out)
 
 
-_BARE_NAME = _NAME[2:]
-_STR = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
-_SIMPLE_VALUE = r'[^,{}()\[\]"\s]+|' + _STR + r'|\{[^{}"]*(?:' + _STR + r'[^{}"]*)*\}'
-_SIMPLE_ATTR = r",[ \t]*(?:" + _NAME + r")=(?:" + _SIMPLE_VALUE + r")"
+_SIMPLE_VALUE = _pattern(r'[^,{}()\[\]"\s]+|{LINE_STRING}|\{[^{}"]*(?:{LINE_STRING}[^{}"]*)*\}')
+_SIMPLE_ATTR = _pattern(r",{B}*(?:{BARE_NAME})=(?:" + _SIMPLE_VALUE + r")")
 # A tail whose values hold no nested brackets, split by one finditer (after validation).
-_SIMPLE_TAIL = re.compile(r"(?:[ \t]*" + _SIMPLE_ATTR + r")*[ \t\f\r]*")
-_SIMPLE_ATTR_RE = re.compile(r"[ \t]*,[ \t]*(" + _NAME + r")=(" + _SIMPLE_VALUE + r")")
+_SIMPLE_TAIL = re.compile(_pattern(r"(?:{B}*" + _SIMPLE_ATTR + r")*{LB}*"))
+_SIMPLE_ATTR_RE = re.compile(_pattern(r"{B}*,{B}*({BARE_NAME})=(" + _SIMPLE_VALUE + r")"))
 # The common line's head: `[ROOT] %name = shape opcode(flat operands)`; the tail stays raw.
 # Shapes: an array shape whose layout holds no braces, or a tuple nested at most three deep
 # (parse_shape, memoized, then decides whether the text really is a shape).
-_ONE_OPERAND = _NAME + r"(?:#[0-9]+)?"
+# Framed as words (a constant's literal and a parameter's number stand here too); an operand that
+# is an integer is no name, which `_scan_lines` checks as it first meets each (`plain`).
+_ONE_OPERAND = _pattern(r"%?{NAME_RUN}(?:#[0-9]+)?")
 _FLAT_OPERANDS = re.compile(
-    r"[ \t]*" + _ONE_OPERAND + r"[ \t]*(?:,[ \t]*" + _ONE_OPERAND + r"[ \t]*)*"
+    _pattern(r"{B}*" + _ONE_OPERAND + r"{B}*(?:,{B}*" + _ONE_OPERAND + r"{B}*)*")
 )
 
 
@@ -290,10 +290,12 @@ _FLAT_OPERANDS = re.compile(
 # Shapes: an array shape whose layout holds no braces, or a tuple nested at most three deep
 # (parse_shape, memoized, then decides whether the text really is a shape).
 _HEAD = re.compile(
-    r"[ \t]*((?:ROOT[ \t]+)?)%?(" + _BARE_NAME + r")[ \t]*=[ \t]*"
-    r"([a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?"
-    r"|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))"
-    r"[ \t]+(" + _BARE_NAME + r")\((" + _FLAT_OPERANDS.pattern + r"|[ \t]*)\)(.*)"
+    _pattern(
+        r"{B}*((?:ROOT{B}+)?)%?({BARE_NAME}){B}*={B}*"
+        r"({ARRAY}(?:\{[^{}]*\})?"
+        r"|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))"
+        r"{B}+({BARE_NAME})\((" + _FLAT_OPERANDS.pattern + r"|{B}*)\)(.*)"
+    )
 )
 
 
@@ -317,8 +319,8 @@ def _simple_attributes(source: Source, tail: str, base: int) -> tuple[Attribute,
 
 
 # Strings (skipped whole), openers, closers and commas of a tail already known to be valid.
-_SPECIAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|([{(\[])|([})\]])|(,)')
-_KEY = re.compile(r"[ \t\f\r]*(" + _NAME + r")[ \t\f\r]*=[ \t\f\r]*")
+_SPECIAL = re.compile(_pattern(r"{STRING}|([{(\[])|([})\]])|(,)"))
+_KEY = re.compile(_pattern(r"{LB}*({BARE_NAME}){LB}*={LB}*"))
 
 
 def _split_valid(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
@@ -436,7 +438,7 @@ _DIGITS = re.compile(r"[0-9]+")
 #: Whether a shape head may occur: `[a-z][a-z0-9]*\[` found as "a letter, digits, `[`" (the last
 #: letter of the run), which is the same test in linear time (the other form is quadratic on a
 #: long run of letters, e.g. an unterminated string).
-_HAS_ARRAY = re.compile(r"[a-z][0-9]*\[")
+_HAS_ARRAY = re.compile(lexicon.ARRAY_HEAD_END)
 _TAILS: dict[str, bool] = {}
 #: `_tail_ok` by the compiled skeleton (no shape head), the inline-computation test included.
 _FAST_TAILS: dict[str, bool] = {}
@@ -447,27 +449,31 @@ _PROBE = "x=f32[] x()"
 _INLINE_COMMENT = re.compile(r'/\*[^,{}()\[\]"/]*?\*/')
 
 
-# The grammar's WORD, made maximal (as the lexer takes it; also no backtracking into a word).
-# The run of name characters and `-` not before `>` is one lazy repeat of a class, stopping at
-# `->` or another character: `re` keeps state for each repeat of a group, and a group
-# repeated per character (or per `-`) cost 2 GB on a 10 MB word.
-_WORD = (
-    r"[%#]?-?[A-Za-z0-9_.$][A-Za-z0-9_.$+\-]*?(?=->|[^A-Za-z0-9_.$+\-]|$)"
-    r"(?:->[A-Za-z0-9_.$+?]+(?![A-Za-z0-9_.$+?]))?"
-)
-_WS = r"[ \t\f\r]"
+# A word of a value as the grammar's lexer takes it: an integer where one stands (the lexer
+# prefers it: `0?` is `0` and `?`), else a NAME, REF or WORD (never backtracked into); and the
+# blanks the grammar skips within a line.
+_WORD = f"(?:{lexicon.INT}|(?!{lexicon.INT}){lexicon.WORD_WHOLE})"
+_WS = _pattern("{LB}")
 _ATOM = r"(?:" + _WORD + r'|"")'
-_FLAT_ITEMS = (r"(?:WS|,|->|ATOM(?:WS*[=:]WS*ATOM)*)*").replace("WS", _WS).replace("ATOM", _ATOM)
+_FLAT_ITEMS = (
+    (r"(?:WS|,|->|ATOM(?:WS*" + lexicon.CHAIN_SEPARATOR + "WS*ATOM)*)*")
+    .replace("WS", _WS)
+    .replace("ATOM", _ATOM)
+)
 #: A bracket group whose items are flat: atoms, commas, `->`, and `=`/`:` chains of atoms.
 _FLAT_GROUP = re.compile(
     r"\{" + _FLAT_ITEMS + r"\}|\[" + _FLAT_ITEMS + r"\]|\(" + _FLAT_ITEMS + r"\)"
 )
+# An attribute's key is a bare name (lexicon.py, NOTE [names]), but `literal`, whose value the
+# grammar reads as a shape and a literal.
 _TOP_TAIL = re.compile(
-    ("(?:WS*,WS*" + _WORD + "WS*=WS*ATOM)*WS*").replace("WS", _WS).replace("ATOM", _ATOM)
+    ("(?:WS*,WS*(?!" + lexicon.LITERAL_KEY + ")" + _BARE_NAME + "WS*=WS*ATOM)*WS*")
+    .replace("WS", _WS)
+    .replace("ATOM", _ATOM)
 )
 
 
-_IOTA_T = r"T\(WS*-?[0-9]+(?:WS*,WS*-?[0-9]+)*WS*\)".replace("WS", _WS)
+_IOTA_T = lexicon.iota_transpose(_WS)
 #: `[4,2]<=[2,4]T(1,0)` with flat brackets: an iota, which stands where any value stands.
 _IOTA = re.compile(
     r"\["
@@ -538,8 +544,7 @@ def _grammar_accepts_tail(skeleton: str) -> bool:
 # An array shape inside a value, not inside a word; its layout is taken as the grammar's
 # LAYOUT_OPEN takes it (a `{` followed by a digit or `:`).
 _VALUE_SHAPE = re.compile(
-    r"(?<![A-Za-z0-9_.$+%#\-])[a-z][a-z0-9]*\[[^\[\]]*\](?:\{(?=[0-9:])[^{}]*\})?"
-    r"(?![ \t\f\r]*[{<\[])"
+    _pattern(r"(?<![%#]|{WORD_CHAR}){ARRAY_HEAD}[^\[\]]*\](?:\{(?=[0-9:])[^{}]*\})?(?!{LB}*[{<\[])")
 )
 
 
@@ -563,13 +568,15 @@ def _shape_free(skeleton: str) -> str | None:
 
 #: A called-computation key whose value opens a brace: maybe a computation written inline.
 _CALLED_BRACE = re.compile(
-    r"(?:^|[\s,])(?:" + "|".join(CALLED_COMPUTATION_KEYS) + r")[ \t]*=[ \t]*\{"
+    _pattern(r"(?:^|[\s,])(?:" + "|".join(CALLED_COMPUTATION_KEYS) + r"){B}*={B}*\{")
 )
 
 
 def _inline_computation_value(tail: str) -> bool:
-    """Whether a called-computation key's `{...}` value holds a `=`: the grammar then reads it as
-    a computation written inline (`to_apply={ ... }`), which the scanner leaves to it."""
+    """Whether a called-computation key's `{...}` value may hold a `=`: the grammar then reads it
+    as a computation written inline (`to_apply={ ... }`), which the scanner leaves to it. A
+    string in it counts: the grammar looks for `=` in the value's text, strings included, and
+    this is asked of skeletons, whose strings are `""`."""
     for m in _CALLED_BRACE.finditer(tail):
         depth = 0
         for tok in _TAIL_TOKEN.finditer(tail, m.end() - 1):
@@ -580,7 +587,7 @@ def _inline_computation_value(tail: str) -> bool:
                 depth -= 1
                 if depth == 0:
                     break
-            elif "=" in t and t[0] != '"':
+            elif "=" in t or t[0] == '"':
                 return True
     return False
 
@@ -640,8 +647,9 @@ def _lazy_tail(line: str, start: int, offset: int, source: Source) -> Sequence[A
     return LazyAttributes(tail, offset + start, functools.partial(_split_tail, source))
 
 
-_BLANK = " \t\f\r"
-_WORD_LITERAL = re.compile(_BARE_NAME)
+_BLANK = lexicon.LINE_BLANK_CHARACTERS
+_WORD_LITERAL = re.compile(lexicon.NAME_RUN)
+_INTEGER = re.compile(lexicon.INT)
 _INT = re.compile(r"-?[0-9]+")
 
 
@@ -700,8 +708,7 @@ def _slow_instruction(line: str, offset: int, source: Source) -> Instruction:
 
 #: One `name: array-shape` of a signature and its comma (the common signature, no tuples).
 _FLAT_PARAM = re.compile(
-    r"[ \t]*%?(" + _BARE_NAME + r")[ \t]*:[ \t]*([a-z][a-z0-9]*\[[0-9,<=?]*\](?:\{[^{}]*\})?)"
-    r"[ \t]*(?:,|$)"
+    _pattern(r"{B}*%?({BARE_NAME}){B}*:{B}*({ARRAY}(?:\{[^{}]*\})?){B}*(?:,|$)")
 )
 
 
@@ -767,7 +774,7 @@ def _signature(
 #: A line that can only begin a top-level item: a computation header or a module header at
 #: column 0. Where the scanner declines, the grammar parses up to the next such line.
 _TOP_LINE = re.compile(
-    r"(?:HloModule[ \t]|(?:ENTRY[ \t]+)?%?" + _BARE_NAME + r"[ \t]*(?:\(.*)?\{[ \t\r]*$)"
+    _pattern(r"(?:HloModule{B}|(?:ENTRY{B}+)?%?{BARE_NAME}{B}*(?:\(.*)?\{[ \t\r]*$)")
 )
 
 
@@ -814,11 +821,16 @@ def _scan_lines(
     split = functools.partial(_split_tail, source)
 
     def operand(piece: str) -> Operand:
-        op = operand_cache[piece] = _operand(piece)
+        op = _operand(piece)
+        if _INTEGER.fullmatch(op.name):
+            raise ScanFallback  # no name (lexicon.BARE_NAME): the grammar rejects it
+        operand_cache[piece] = op
         return op
 
     def plain(name: str) -> Operand:
         """`%name` (operands are shared: a value used twice is one Operand)."""
+        if _INTEGER.fullmatch(name):
+            raise ScanFallback
         op = operand_cache[name] = new(Operand, (name, None, None))
         return op
 
@@ -904,7 +916,12 @@ def _scan_lines(
                             root != "",
                             literal,
                             number,
-                            Span(line_offset + m.start(1), line_offset + len(line), source),
+                            # Up to the last token, as the grammar's (not trailing blanks)
+                            Span(
+                                line_offset + m.start(1),
+                                line_offset + len(line.rstrip(_BLANK)),
+                                source,
+                            ),
                             False,  # shape_inferred: the scanner only reads written shapes
                         ),
                     )
@@ -1022,15 +1039,13 @@ def _stand_in(previous: object, start: int, text: str) -> tuple[int, str]:
 # blanked (spaces: same offsets) is rejected by the grammar's parse phase exactly where, and as,
 # the whole piece is (blanking inside a string or comment changes no token boundary). Only that
 # rejection is taken; a piece it accepts is parsed again whole (the tree needs every operand).
-_INDEX_COMMENT = r"(?:/\*index=[0-9]+\*/[ \t]*)?"
+_INDEX_COMMENT = _pattern(r"(?:/\*index=[0-9]+\*/{B}*)?")
 #: One item of a run: `, %name` or `, f32[2,3]{1,0:T(8,128)(2,1)}` (a tuple shape's element),
 #: each a complete list item whose brackets close within it, with blanks and `/*index=N*/`.
-_OPERAND_UNIT = (
-    r",[ \t]*"
+_OPERAND_UNIT = _pattern(
+    r",{B}*"
     + _INDEX_COMMENT
-    + r"(?:%"
-    + _BARE_NAME
-    + r"|[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*(?::(?:[A-Z]+(?:\([0-9,]*\))+)+)?\})?)[ \t]*"
+    + r"(?:%{BARE_NAME}|{ARRAY_HEAD}[0-9,]*\](?:\{[0-9,]*(?::(?:[A-Z]+(?:\([0-9,]*\))+)+)?\})?){B}*"
     + _INDEX_COMMENT
 )
 _OPERAND_RUN = re.compile("(" + _OPERAND_UNIT + ")((?:" + _OPERAND_UNIT + ")+)(?=,)")

@@ -1,36 +1,27 @@
 /* _hlo_layout_json: instructions as `inspect --format json` spells them, in C.
  *
- *   instructions(seq, start, stop, opcodes, shapes, lazy_type, called_keys, fragments, calls,
- *                pairs, prefix, suffix) -> (str, end)
+ *   instructions(seq, start, stop, opcodes, shapes, lazy_type, spans, called_keys, fragments,
+ *                calls, prefix, suffix) -> (str, end)
  *
- * The twin of hlo_layout/report/model.py `InstructionText.add` (the reference), called by
- * `computation_pieces` once per batch: `prefix`, then seq[start:end] written whole, each
- * instruction after its separator (`fragments[0]`, from the second instruction of the
- * computation on), `end` being the first instruction it leaves to the Python branch (or
- * `stop`, and then `suffix` follows: most batches become one string, never joined again). It takes an instruction
- * whose name, operands, literal and tail are ASCII, whose opcode's and shape's fragments the
- * Python has spelled already (`opcodes`, `shapes`: InstructionText's memos) and whose
- * attributes are none or an unsplit tail (`lazy_type`, the LazyAttributes class, `_items` None)
- * that it splits as the Python would: the simple kind as `scan._SIMPLE_ATTR_RE.findall`,
- * others as `scan._split_valid` (nested values: a GPU fusion's backend_config); the called
- * computations of `called_keys` in the form `key=%name` (what `called_computations` gives).
- * Anything else (a repeated key, a value in braces under a called key, a tail the grammar
- * would split, a new shape) goes to the Python branch. Into `calls` and `pairs` (lists, or None)
- * it appends what the streamer gathers: (callee, opcode) per call; per instruction `()` without
- * attributes, None for a simple tail (the streamer reads it), else the (key, raw) pairs.
+ * A faster writer of the records `hlo_layout/report/model.py` writes (`InstructionText.add`
+ * is the reference, `instruction_record` the schema), called by `computation_pieces` once per
+ * batch: `prefix`, then seq[start:end] written whole, each instruction after its separator
+ * (`fragments[0]`, from the second instruction of the computation on), `end` being the first
+ * instruction it leaves to the Python branch (or `stop`, and then `suffix` follows: most batches
+ * become one string, never joined again). It reads no HLO: it takes an instruction whose name,
+ * operands, literal and attribute text are ASCII, whose opcode's and shape's fragments the Python
+ * has spelled already (`opcodes`, `shapes`: InstructionText's memos) and whose attributes are
+ * none or a `LazyAttributes` (`lazy_type`) with the spans of the scanner's one splitter
+ * (`LazyAttributes.spans`: `spans(text)` is that splitter, called and its answer kept in the
+ * object where none is kept yet, so the tree's attributes and every reader read the same
+ * spans); the called computations of `called_keys` in the form `key=%name` (what
+ * `called_computations` gives). Anything else (a repeated key, a value in braces under a
+ * called key, a tail the grammar splits, a new shape) goes to the Python branch. Into `calls`
+ * (a list, or None) it appends what the streamer gathers: (callee, opcode) per call.
  *
- *   attributes(tail, prefix) -> str | None
- *
- * The attribute items alone, of a tail of the common kind (`scan._SIMPLE_TAIL`: values hold no
- * nested brackets), for the Python branch, as it writes them:
- *
- *     ",".join(prefix + encode_str(key) + ": " + encode_str(value) for key, value in pairs)
- *
- * None for anything it does not read exactly as that regex does (not ASCII, not of the simple
- * kind, a key named twice: the Python branch keeps a repeated key's first place and last
- * value). Strings are escaped as json.encoder.encode_basestring escapes them.
- * tests/report/test_json_accel.py compares both functions with the Python branch on generated
- * instructions (escapes, control characters, non-ASCII, huge and deep inputs) and on the corpus.
+ * Strings are escaped as json.encoder.encode_basestring escapes them.
+ * tests/report/test_json_accel.py compares it with the Python branch on generated instructions
+ * (escapes, control characters, non-ASCII, huge and deep inputs) and on the corpus.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,7 +29,7 @@
 
 #include "lexicon.h"
 
-#define ABI 2
+#define ABI 3
 /* More items than this go to the Python branch (the repeated-key check here is quadratic). */
 #define MAX_ITEMS 256
 
@@ -46,77 +37,6 @@ typedef struct {
     Py_ssize_t key, key_end, value, value_end;
 } item_t;
 
-
-/* Python's `\s` on an ASCII character. */
-static int space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f); }
-
-/* `"[^"\\\n]*(?:\\.[^"\\\n]*)*"` at s[i] (a quote): the index after it, or -1. */
-static Py_ssize_t string_end(const unsigned char *s, Py_ssize_t i, Py_ssize_t n) {
-    for (i++; i < n; i++) {
-        unsigned char c = s[i];
-        if (c == '"') return i + 1;
-        if (c == '\n') return -1;
-        if (c == '\\') {
-            if (i + 1 >= n || s[i + 1] == '\n') return -1;
-            i++;
-        }
-    }
-    return -1;
-}
-
-/* The key of s[a:b] is a bare name (lexicon.BARE_NAME). */
-static int valid_key(const unsigned char *s, Py_ssize_t a, Py_ssize_t b) {
-    return hlo_name_end(PyUnicode_1BYTE_KIND, s, b, a) == b;
-}
-
-/* Split `tail` as `(?:[ \t]*,[ \t]*NAME=VALUE)*[ \t\f\r]*` must match it; the item count, or -1. */
-static Py_ssize_t split(const unsigned char *s, Py_ssize_t n, item_t *items, Py_ssize_t cap) {
-    Py_ssize_t i = 0, count = 0;
-    for (;;) {
-        Py_ssize_t j = i;
-        while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
-        if (j >= n || s[j] != ',') {
-            /* the end: only `[ \t\f\r]*` may follow */
-            for (j = i; j < n; j++)
-                if (!(s[j] == ' ' || s[j] == '\t' || s[j] == '\f' || s[j] == '\r')) return -1;
-            return count;
-        }
-        j++;
-        while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
-        Py_ssize_t key = j;
-        while (j < n && s[j] != '=') j++;
-        if (j >= n || !valid_key(s, key, j)) return -1;
-        Py_ssize_t key_end = j++;
-        Py_ssize_t value = j;
-        if (j >= n) return -1;
-        if (s[j] == '"') {
-            j = string_end(s, j, n);
-            if (j < 0) return -1;
-        } else if (s[j] == '{') {
-            for (j++;; ) {
-                if (j >= n) return -1;
-                unsigned char c = s[j];
-                if (c == '}') {
-                    j++;
-                    break;
-                }
-                if (c == '{') return -1;
-                if (c == '"') {
-                    j = string_end(s, j, n);
-                    if (j < 0) return -1;
-                } else {
-                    j++;
-                }
-            }
-        } else {
-            while (j < n && !space(s[j]) && !strchr(",{}()[]\"", s[j])) j++;
-            if (j == value) return -1;
-        }
-        if (count >= cap) return -1; /* past MAX_ITEMS (an item takes 4 characters or more) */
-        items[count++] = (item_t){key, key_end, value, j};
-        i = j;
-    }
-}
 
 /* Characters json.encoder.encode_basestring writes for c (ASCII). */
 static Py_ssize_t escaped_length(unsigned char c) {
@@ -145,59 +65,6 @@ static char *put_escaped(char *out, unsigned char c) {
         return out;
     }
 }
-
-static PyObject *attributes(PyObject *self, PyObject *args) {
-    PyObject *tail, *prefix;
-    if (!PyArg_ParseTuple(args, "UU", &tail, &prefix)) return NULL;
-    if (!PyUnicode_IS_ASCII(tail) || !PyUnicode_IS_ASCII(prefix)) Py_RETURN_NONE;
-    const unsigned char *s = PyUnicode_1BYTE_DATA(tail);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(tail);
-    const char *p = (const char *)PyUnicode_1BYTE_DATA(prefix);
-    Py_ssize_t np = PyUnicode_GET_LENGTH(prefix);
-    item_t stack[64];
-    item_t *items = stack;
-    Py_ssize_t cap = 64;
-    if (n / 4 + 1 > 64) { /* an item takes at least 4 characters: `,k=v` */
-        cap = n / 4 + 1 < MAX_ITEMS ? n / 4 + 1 : MAX_ITEMS;
-        items = PyMem_Malloc(sizeof(item_t) * cap);
-        if (items == NULL) return PyErr_NoMemory();
-    }
-    PyObject *result = NULL;
-    Py_ssize_t count = split(s, n, items, cap);
-    if (count <= 0) goto none;
-    Py_ssize_t length = count - 1; /* the commas */
-    for (Py_ssize_t k = 0; k < count; k++) {
-        Py_ssize_t klen = items[k].key_end - items[k].key;
-        for (Py_ssize_t m = 0; m < k; m++) /* a repeated key: the Python branch decides */
-            if (items[m].key_end - items[m].key == klen &&
-                memcmp(s + items[m].key, s + items[k].key, klen) == 0)
-                goto none;
-        length += np + klen + 4 + 2; /* prefix "key": "..." */
-        for (Py_ssize_t i = items[k].value; i < items[k].value_end; i++) length += escaped_length(s[i]);
-    }
-    result = PyUnicode_New(length, 127);
-    if (result == NULL) goto done;
-    char *out = (char *)PyUnicode_1BYTE_DATA(result);
-    for (Py_ssize_t k = 0; k < count; k++) {
-        if (k) *out++ = ',';
-        memcpy(out, p, np);
-        out += np;
-        *out++ = '"';
-        memcpy(out, s + items[k].key, items[k].key_end - items[k].key);
-        out += items[k].key_end - items[k].key;
-        memcpy(out, "\": \"", 4);
-        out += 4;
-        for (Py_ssize_t i = items[k].value; i < items[k].value_end; i++) out = put_escaped(out, s[i]);
-        *out++ = '"';
-    }
-    goto done;
-none:
-    result = Py_NewRef(Py_None);
-done:
-    if (items != stack) PyMem_Free(items);
-    return result;
-}
-
 
 /* ---------------------------------------------------------------------------------------------
  * instructions(): whole instructions, the twin of `InstructionText.add` (the reference).
@@ -291,86 +158,58 @@ enum { F_SEPARATOR, F_HEAD, F_OPEN_LIST, F_ITEM_SEP, F_CLOSE_LIST, F_INFERRED, F
 typedef struct {
     const char *f[F_COUNT];
     Py_ssize_t fn[F_COUNT];
-    PyObject *opcodes, *shapes, *lazy, *calls, *pairs;
+    PyObject *opcodes, *shapes, *lazy, *spans, *calls;
     const unsigned char *called[MAX_CALLED_KEYS];
     Py_ssize_t called_n[MAX_CALLED_KEYS];
     Py_ssize_t ncalled;
     item_t *items; /* MAX_ITEMS */
 } state_t;
 
-static PyObject *s_items, *s_text; /* "_items", "_text" */
+static PyObject *s_spans, *s_text; /* "_spans", "_text" */
 
 #define PUTF(k) put(b, st->f[k], st->fn[k])
-#define BLANK(c) ((c) == ' ' || (c) == '\t' || (c) == '\f' || (c) == '\r')
 
-/* A name (`%?` and lexicon.BARE_NAME) at s[i]; the index after its longest match, or -1. */
-static Py_ssize_t name_end(const unsigned char *s, Py_ssize_t i, Py_ssize_t n) {
-    if (i < n && s[i] == '%') i++;
-    return hlo_name_end(PyUnicode_1BYTE_KIND, s, n, i);
-}
-
-/* A tail that is not of the simple kind, split as scan._split_valid splits it: at the commas
- * outside strings and brackets, each piece `[ \t\f\r]*NAME[ \t\f\r]*=[ \t\f\r]*VALUE`, VALUE
- * with its trailing blanks cut. The item count, or -1 where that function would raise
- * ScanFallback (the grammar splits then); also -1, to stay clear of the places where its two
- * comma finders (the compiled `split_top` and the `_SPECIAL` loop) may differ, for a line
- * break, an unclosed string, brackets that do not match or nest past MAX_DEPTH; or past `cap`
- * items. */
-#define MAX_DEPTH 64
-static Py_ssize_t split_nested(const unsigned char *s, Py_ssize_t n, item_t *items, Py_ssize_t cap) {
-    char open[MAX_DEPTH];
-    Py_ssize_t depth = 0, count = 0, previous = -1;
-    for (Py_ssize_t i = 0; i <= n; i++) {
-        if (i < n) {
-            unsigned char c = s[i];
-            if (c == '\n') return -1;
-            if (c == '"') { /* `"[^"\\]*(?:\\.[^"\\]*)*"` */
-                for (i++;; i++) {
-                    if (i >= n || s[i] == '\n') return -1;
-                    if (s[i] == '"') break;
-                    if (s[i] == '\\') {
-                        if (i + 1 >= n || s[i + 1] == '\n') return -1;
-                        i++;
-                    }
-                }
-                continue;
-            }
-            if (c == '{' || c == '(' || c == '[') {
-                if (depth >= MAX_DEPTH) return -1;
-                open[depth++] = (char)c;
-                continue;
-            }
-            if (c == '}' || c == ')' || c == ']') {
-                char o = c == '}' ? '{' : c == ')' ? '(' : '[';
-                if (depth == 0 || open[--depth] != o) return -1;
-                continue;
-            }
-            if (c != ',' || depth) continue;
-            if (previous < 0) { /* the first comma: only blanks before it */
-                for (Py_ssize_t j = 0; j < i; j++)
-                    if (!BLANK(s[j])) return -1;
-                previous = i;
-                continue;
-            }
-        } else if (depth || previous < 0) {
+/* The spans of an attribute text as the scanner's splitter gives them (`LazyAttributes.spans`:
+ * kept in the object, else asked of `st->spans` and kept) into `items`: their count, 0 where
+ * the writer leaves the instruction to the Python branch (the splitter does not follow the
+ * text, more than `cap` items, spans out of order), -1 on an error. */
+static Py_ssize_t read_spans(state_t *st, PyObject *lazy, PyObject *text, Py_ssize_t n, item_t *items,
+                             Py_ssize_t cap) {
+    PyObject *spans = PyObject_GetAttr(lazy, s_spans);
+    if (spans == NULL) return -1;
+    if (spans == Py_None) {
+        Py_DECREF(spans);
+        spans = PyObject_CallOneArg(st->spans, text);
+        if (spans == NULL || PyObject_SetAttr(lazy, s_spans, spans) < 0) {
+            Py_XDECREF(spans);
             return -1;
         }
-        /* the piece s[previous + 1 : i] */
-        if (count >= cap) return -1;
-        Py_ssize_t j = previous + 1;
-        while (j < i && BLANK(s[j])) j++;
-        Py_ssize_t key = j, key_end = name_end(s, j, i);
-        if (key_end < 0) return -1;
-        j = key_end;
-        while (j < i && BLANK(s[j])) j++;
-        if (j >= i || s[j] != '=') return -1;
-        j++;
-        while (j < i && BLANK(s[j])) j++;
-        Py_ssize_t value_end = i;
-        while (value_end > j && BLANK(s[value_end - 1])) value_end--;
-        items[count++] = (item_t){key, key_end, j, value_end};
-        previous = i;
     }
+    Py_ssize_t count = 0;
+    if (PyTuple_Check(spans) && PyTuple_GET_SIZE(spans) % 4 == 0 && PyTuple_GET_SIZE(spans) / 4 <= cap) {
+        count = PyTuple_GET_SIZE(spans) / 4;
+        Py_ssize_t last = 0;
+        for (Py_ssize_t k = 0; k < 4 * count; k++) {
+            Py_ssize_t v = PyLong_AsSsize_t(PyTuple_GET_ITEM(spans, k));
+            if (v == -1 && PyErr_Occurred()) {
+                Py_DECREF(spans);
+                return -1;
+            }
+            if (v < last || v > n) { /* not the splitter's */
+                count = 0;
+                break;
+            }
+            item_t *it = &items[k / 4];
+            switch (k % 4) {
+            case 0: it->key = v; break;
+            case 1: it->key_end = v; break;
+            case 2: it->value = v; break;
+            default: it->value_end = v;
+            }
+            last = v;
+        }
+    }
+    Py_DECREF(spans);
     return count;
 }
 
@@ -379,7 +218,7 @@ static Py_ssize_t split_nested(const unsigned char *s, Py_ssize_t n, item_t *ite
 static int callee(const unsigned char *s, const item_t *it, Py_ssize_t *a, Py_ssize_t *b) {
     Py_ssize_t v = it->value, e = it->value_end;
     if (v < e && s[v] == '%') v++;
-    if (name_end(s, v, e) != e || v >= e || s[v] == '%') return 0;
+    if (v >= e || s[v] == '%' || hlo_run_end(PyUnicode_1BYTE_KIND, s, e, v) != e) return 0;
     *a = v;
     *b = e;
     return 1;
@@ -433,25 +272,21 @@ static int one(state_t *st, buf_t *b, PyObject *ins, Py_ssize_t index) {
         if (i != Py_None && !PyLong_CheckExact(i)) return 0;
     }
 
-    /* attributes: none, or an unsplit tail (its text held until the end) */
-    int rc = 0, simple = 0;
+    /* attributes: none, or a tail with the splitter's spans (its text held until the end) */
+    int rc = 0;
     PyObject *op = NULL, *hit = NULL, *text = NULL;
     if (PyTuple_Check(attributes) && PyTuple_GET_SIZE(attributes) == 0) {
         /* no attributes */
     } else if ((PyObject *)Py_TYPE(attributes) == st->lazy) {
-        PyObject *items = PyObject_GetAttr(attributes, s_items);
-        if (items == NULL) return -1;
-        int split_already = items != Py_None;
-        Py_DECREF(items);
-        if (split_already) return 0;
         text = PyObject_GetAttr(attributes, s_text);
         if (text == NULL) return -1;
         tail = ascii(text, &tail_n);
         if (tail == NULL) goto out;
-        count = split(tail, tail_n, st->items, MAX_ITEMS);
-        simple = count > 0;
-        if (count < 0) count = split_nested(tail, tail_n, st->items, MAX_ITEMS);
-        if (count <= 0) goto out;
+        count = read_spans(st, attributes, text, tail_n, st->items, MAX_ITEMS);
+        if (count <= 0) {
+            rc = count;
+            goto out;
+        }
         for (Py_ssize_t k = 1; k < count; k++) { /* a repeated key: the Python branch decides */
             const item_t *it = &st->items[k];
             Py_ssize_t klen = it->key_end - it->key;
@@ -550,9 +385,8 @@ static int one(state_t *st, buf_t *b, PyObject *ins, Py_ssize_t index) {
         if (PUTF(F_CLOSE_OBJECT_END) < 0) goto undo;
     }
 
-    /* what the streamer gathers: (callee, opcode) of each call; the pairs of a nested tail (a
-     * simple one's, None: the streamer reads those itself). On an error the lists may hold a
-     * part of this instruction's: the caller raises, and the document is abandoned. */
+    /* what the streamer gathers: (callee, opcode) of each call. On an error the list may hold
+     * a part of this instruction's: the caller raises, and the document is abandoned. */
     if (st->calls != Py_None && ncallees) {
         for (Py_ssize_t k = 0; k < count; k++) {
             Py_ssize_t a, e;
@@ -566,31 +400,6 @@ static int one(state_t *st, buf_t *b, PyObject *ins, Py_ssize_t index) {
             }
             Py_DECREF(t);
         }
-    }
-    if (st->pairs != Py_None) {
-        PyObject *p;
-        if (count == 0) {
-            p = PyTuple_New(0);
-        } else if (simple) {
-            p = Py_NewRef(Py_None);
-        } else {
-            p = PyList_New(count);
-            for (Py_ssize_t k = 0; p != NULL && k < count; k++) {
-                const item_t *it = &st->items[k];
-                PyObject *kk = ascii_str(tail + it->key, it->key_end - it->key);
-                PyObject *v = ascii_str(tail + it->value, it->value_end - it->value);
-                PyObject *t = kk != NULL && v != NULL ? PyTuple_Pack(2, kk, v) : NULL;
-                Py_XDECREF(kk);
-                Py_XDECREF(v);
-                if (t == NULL) Py_CLEAR(p);
-                else PyList_SET_ITEM(p, k, t);
-            }
-        }
-        if (p == NULL || PyList_Append(st->pairs, p) < 0) {
-            Py_XDECREF(p);
-            goto undo;
-        }
-        Py_DECREF(p);
     }
     rc = 1;
     goto out;
@@ -614,16 +423,20 @@ static PyObject *instructions(PyObject *self, PyObject *args) {
     PyObject *seq, *fragments, *called_keys, *prefix, *suffix;
     Py_ssize_t start, stop;
     state_t st;
-    if (!PyArg_ParseTuple(args, "OnnO!O!OO!O!OOUU", &seq, &start, &stop, &PyDict_Type, &st.opcodes,
-                          &PyDict_Type, &st.shapes, &st.lazy, &PyTuple_Type, &called_keys,
-                          &PyTuple_Type, &fragments, &st.calls, &st.pairs, &prefix, &suffix))
+    if (!PyArg_ParseTuple(args, "OnnO!O!OOO!O!OUU", &seq, &start, &stop, &PyDict_Type, &st.opcodes,
+                          &PyDict_Type, &st.shapes, &st.lazy, &st.spans, &PyTuple_Type, &called_keys,
+                          &PyTuple_Type, &fragments, &st.calls, &prefix, &suffix))
         return NULL;
     if (!PyTuple_Check(seq) && !PyList_Check(seq)) {
         PyErr_SetString(PyExc_TypeError, "instructions: a tuple or list");
         return NULL;
     }
-    if ((st.calls != Py_None && !PyList_Check(st.calls)) || (st.pairs != Py_None && !PyList_Check(st.pairs))) {
-        PyErr_SetString(PyExc_TypeError, "instructions: calls and pairs are lists or None");
+    if (st.calls != Py_None && !PyList_Check(st.calls)) {
+        PyErr_SetString(PyExc_TypeError, "instructions: calls is a list or None");
+        return NULL;
+    }
+    if (!PyCallable_Check(st.spans)) {
+        PyErr_SetString(PyExc_TypeError, "instructions: spans is the splitter (a callable)");
         return NULL;
     }
     if (PyTuple_GET_SIZE(fragments) != F_COUNT) {
@@ -703,24 +516,23 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"attributes", attributes, METH_VARARGS,
-     "attributes(tail, prefix) -> str | None: a simple tail's attributes as JSON object items."},
     {"instructions", instructions, METH_VARARGS,
-     "instructions(seq, start, stop, opcodes, shapes, lazy_type, called_keys, fragments, calls, "
-     "pairs, prefix, suffix) -> (str, end): prefix, then seq[start:end] as InstructionText.add "
+     "instructions(seq, start, stop, opcodes, shapes, lazy_type, spans, called_keys, fragments, "
+     "calls, prefix, suffix) -> (str, end): prefix, then seq[start:end] as InstructionText.add "
      "writes them, each after its separator, then suffix when end is stop; end is the first "
      "it leaves to the Python branch (or stop)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_hlo_layout_json", "InstructionText's attribute items in C.", -1, methods,
+    PyModuleDef_HEAD_INIT, "_hlo_layout_json", "InstructionText.add in C: a faster writer of its records.", -1,
+    methods,
 };
 
 PyMODINIT_FUNC PyInit__hlo_layout_json(void) {
-    s_items = PyUnicode_InternFromString("_items");
+    s_spans = PyUnicode_InternFromString("_spans");
     s_text = PyUnicode_InternFromString("_text");
-    if (s_items == NULL || s_text == NULL) return NULL;
+    if (s_spans == NULL || s_text == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (PyModule_AddIntConstant(m, "ABI", ABI) < 0) {

@@ -21,7 +21,7 @@
 #include "lexicon.h"
 
 /* Interface version; hlo_layout/syntax/scan.py passes the same number to accel.load. */
-#define SCAN_ABI 5
+#define SCAN_ABI 6
 
 /* A value no character has: what `at` reads past either end of a line. */
 #define END ((Py_UCS4)0x110000)
@@ -389,9 +389,9 @@ typedef struct {
     PyTypeObject *instruction, *operand;
     PyObject *span;
     /* Slot offsets of Span (start, end, source) and LazyAttributes (_text, _offset, _split,
-     * _items): both are plain slotted classes whose __init__ only stores its arguments, so
+     * _items, _spans): both are plain slotted classes whose __init__ only stores its arguments, so
      * the objects are filled in place (a Python __init__ per line costs more than the line). */
-    Py_ssize_t span_slots[3], lazy_slots[4];
+    Py_ssize_t span_slots[3], lazy_slots[5];
 } Ctx;
 
 /* The offset of the object slot `name` of `type`, or -1 with TypeError. */
@@ -810,9 +810,9 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
                 goto decline;
         }
         if (k == 2) {
-            PyObject *values[4] = {Py_NewRef(tmp), PyLong_FromSsize_t(line_offset + h->tail0),
-                                   Py_NewRef(c->split), Py_NewRef(Py_None)};
-            attrs = new_slotted(c->lazy, c->lazy_slots, values, 4);
+            PyObject *values[5] = {Py_NewRef(tmp), PyLong_FromSsize_t(line_offset + h->tail0),
+                                   Py_NewRef(c->split), Py_NewRef(Py_None), Py_NewRef(Py_None)};
+            attrs = new_slotted(c->lazy, c->lazy_slots, values, 5);
             if (attrs == NULL)
                 goto error;
         } else if (k != 1) {
@@ -918,7 +918,7 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         return NULL;
     }
     static const char *span_names[3] = {"start", "end", "source"};
-    static const char *lazy_names[4] = {"_text", "_offset", "_split", "_items"};
+    static const char *lazy_names[5] = {"_text", "_offset", "_split", "_items", "_spans"};
     if (!PyType_Check(c.span) || !PyType_Check(c.lazy)) {
         PyErr_SetString(PyExc_TypeError, "run: Span and LazyAttributes must be classes");
         return NULL;
@@ -926,7 +926,7 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     for (int i = 0; i < 3; i++)
         if ((c.span_slots[i] = slot_offset(c.span, span_names[i])) < 0)
             return NULL;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if ((c.lazy_slots[i] = slot_offset(c.lazy, lazy_names[i])) < 0)
             return NULL;
     c.instruction = (PyTypeObject *)f[9];
@@ -962,28 +962,24 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     return Py_BuildValue("(nn)", index, offset);
 }
 
-PyDoc_STRVAR(split_top_doc,
-             "split_top(text) -> list[tuple[int, int]] | None\n\n"
-             "scan.py's _split_top: (start, end) of each comma-separated piece at bracket depth\n"
-             "0, strings respected; None where it raises ScanFallback (unbalanced brackets).");
-
-static PyObject *split_top(PyObject *self, PyObject *arg) {
-    (void)self;
-    Text t;
-    if (!text_arg(arg, "split_top(text: str)", &t))
-        return NULL;
-    /* The open brackets, as a string grown on demand (bounded by the text's length). */
-    Py_ssize_t cap = 64, depth = 0;
+/* The positions of the commas of `t` at bracket depth 0, outside strings (`"`...`"` as
+ * string_end reads them), in `*commas` (PyMem, the caller frees it; NULL when there are none):
+ * their count, -1 where the brackets do not match or nest (ScanFallback in the Python), -2 on
+ * an error (set). */
+static Py_ssize_t top_commas(const Text *t, Py_ssize_t **commas) {
+    /* The open brackets and the commas, each grown on demand (bounded by the text's length). */
+    Py_ssize_t cap = 64, depth = 0, ncap = 0, n = 0;
     char *stack = PyMem_Malloc(cap);
-    PyObject *out = PyList_New(0);
-    if (stack == NULL || out == NULL)
-        goto error;
-    Py_ssize_t start = 0;
+    *commas = NULL;
+    if (stack == NULL) {
+        PyErr_NoMemory();
+        return -2;
+    }
     int strings = 1; /* see NO_STRING */
-    for (Py_ssize_t p = 0; p < t.len;) {
-        Py_UCS4 c = at(&t, p);
+    for (Py_ssize_t p = 0; p < t->len;) {
+        Py_UCS4 c = at(t, p);
         if (c == '"') {
-            Py_ssize_t e = strings ? string_end(&t, p) : NO_STRING;
+            Py_ssize_t e = strings ? string_end(t, p) : NO_STRING;
             strings = e != NO_STRING;
             p = e < 0 ? p + 1 : e;
             continue;
@@ -999,39 +995,126 @@ static PyObject *split_top(PyObject *self, PyObject *arg) {
             stack[depth++] = (char)c;
         } else if (c == '}' || c == ')' || c == ']') {
             char open = c == '}' ? '{' : c == ')' ? '(' : '[';
-            if (depth == 0 || stack[--depth] != open)
-                goto fallback;
-        } else if (c == ',' && depth == 0) {
-            PyObject *piece = Py_BuildValue("(nn)", start, p);
-            if (piece == NULL || PyList_Append(out, piece) < 0) {
-                Py_XDECREF(piece);
-                goto error;
+            if (depth == 0 || stack[--depth] != open) {
+                n = -1;
+                break;
             }
-            Py_DECREF(piece);
-            start = p + 1;
+        } else if (c == ',' && depth == 0) {
+            if (n == ncap) {
+                Py_ssize_t *grown = PyMem_Realloc(*commas, sizeof(Py_ssize_t) * (ncap ? 2 * ncap : 16));
+                if (grown == NULL)
+                    goto error;
+                *commas = grown;
+                ncap = ncap ? 2 * ncap : 16;
+            }
+            (*commas)[n++] = p;
         }
         p++;
     }
-    if (depth)
-        goto fallback;
-    PyObject *piece = Py_BuildValue("(nn)", start, t.len);
-    if (piece == NULL || PyList_Append(out, piece) < 0) {
-        Py_XDECREF(piece);
-        goto error;
-    }
-    Py_DECREF(piece);
     PyMem_Free(stack);
-    return out;
-fallback:
-    PyMem_Free(stack);
-    Py_DECREF(out);
-    Py_RETURN_NONE;
+    if (n >= 0 && depth)
+        n = -1;
+    return n;
 error:
     PyMem_Free(stack);
+    PyErr_NoMemory();
+    return -2;
+}
+
+PyDoc_STRVAR(split_top_doc,
+             "split_top(text) -> list[tuple[int, int]] | None\n\n"
+             "scan.py's _split_top: (start, end) of each comma-separated piece at bracket depth\n"
+             "0, strings respected; None where it raises ScanFallback (unbalanced brackets).");
+
+static PyObject *split_top(PyObject *self, PyObject *arg) {
+    (void)self;
+    Text t;
+    if (!text_arg(arg, "split_top(text: str)", &t))
+        return NULL;
+    Py_ssize_t *commas;
+    Py_ssize_t n = top_commas(&t, &commas);
+    if (n == -2)
+        return NULL;
+    if (n == -1) {
+        PyMem_Free(commas);
+        Py_RETURN_NONE;
+    }
+    PyObject *out = PyList_New(n + 1);
+    for (Py_ssize_t k = 0; out != NULL && k <= n; k++) {
+        PyObject *piece = Py_BuildValue("(nn)", k ? commas[k - 1] + 1 : 0, k < n ? commas[k] : t.len);
+        if (piece == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, k, piece);
+    }
+    PyMem_Free(commas);
+    return out;
+}
+
+PyDoc_STRVAR(attribute_spans_doc,
+             "attribute_spans(tail) -> tuple[int, ...]\n\n"
+             "scan.py's attribute_spans, the one attribute splitter: of a tail the grammar\n"
+             "accepts (`, key=value, ...`), (key start, key end, value start, value end) of each\n"
+             "attribute, flat, at the commas outside strings and brackets; each piece\n"
+             "`[ \\t\\f\\r]*KEY[ \\t\\f\\r]*=[ \\t\\f\\r]*VALUE`, the value without its trailing\n"
+             "blanks. () where the splitter does not follow the tail (the grammar splits it).");
+
+static inline int line_blank(Py_UCS4 c) { return hlo_is(c, HLO_LINE_BLANK); }
+
+static PyObject *attribute_spans(PyObject *self, PyObject *arg) {
+    (void)self;
+    Text t;
+    if (!text_arg(arg, "attribute_spans(tail: str)", &t))
+        return NULL;
+    Py_ssize_t *commas;
+    Py_ssize_t n = top_commas(&t, &commas);
+    if (n == -2)
+        return NULL;
+    PyObject *out = NULL;
+    if (n <= 0)
+        goto declined;
+    for (Py_ssize_t p = 0; p < commas[0]; p++)
+        if (!line_blank(at(&t, p)))
+            goto declined; /* text before the first comma */
+    out = PyTuple_New(4 * n);
+    if (out == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t b = k + 1 < n ? commas[k + 1] : t.len;
+        Text piece = t; /* `_KEY.match(tail, a + 1, b)`: the key reader sees the piece alone */
+        piece.len = b;
+        Py_ssize_t k0 = commas[k] + 1;
+        while (line_blank(at(&piece, k0)))
+            k0++;
+        Py_ssize_t k1 = name_end(&piece, k0), v0 = k1, v1 = b;
+        if (k1 < 0)
+            goto declined;
+        while (line_blank(at(&piece, v0)))
+            v0++;
+        if (at(&piece, v0) != '=')
+            goto declined;
+        v0++;
+        while (line_blank(at(&piece, v0)))
+            v0++;
+        while (v1 > v0 && line_blank(at(&piece, v1 - 1)))
+            v1--;
+        Py_ssize_t values[4] = {k0, k1, v0, v1};
+        for (int i = 0; i < 4; i++) {
+            PyObject *number = PyLong_FromSsize_t(values[i]);
+            if (number == NULL) {
+                Py_CLEAR(out);
+                goto done;
+            }
+            PyTuple_SET_ITEM(out, 4 * k + i, number);
+        }
+    }
+    goto done;
+declined:
     Py_XDECREF(out);
-    if (!PyErr_Occurred())
-        PyErr_NoMemory();
-    return NULL;
+    out = PyTuple_New(0);
+done:
+    PyMem_Free(commas);
+    return out;
 }
 
 PyDoc_STRVAR(flat_params_doc,
@@ -1280,6 +1363,7 @@ static PyMethodDef methods[] = {
     {"flat_params", (PyCFunction)(void (*)(void))flat_params, METH_FASTCALL, flat_params_doc},
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, run_doc},
     {"split_top", split_top, METH_O, split_top_doc},
+    {"attribute_spans", attribute_spans, METH_O, attribute_spans_doc},
     {NULL, NULL, 0, NULL},
 };
 

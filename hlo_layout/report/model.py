@@ -8,6 +8,8 @@ model (`hlo_layout/memory/footprint.py`).
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ from hlo_layout.memory.footprint import (
 from hlo_layout.report.json_text import SPLICE, dumps_indented, encode_str, write_document
 from hlo_layout.syntax.index import CALLS_RE
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION
-from hlo_layout.syntax.scan import attribute_pairs, tail_mentions
+from hlo_layout.syntax.scan import attribute_pairs, splitter, tail_mentions
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
 
@@ -41,35 +43,70 @@ SCHEMA_VERSION = 2
 COMPUTATION_LEVEL = 4
 
 
-def instruction_json(instruction: Instruction, shape_text: ShapeFacts) -> dict[str, Any]:
-    """One instruction: `name`, `opcode`, `shape` (XLA's spelling, default layouts filled in),
-    `operands` (names, `x#1` kept), `is_root`, the byte figures of its shape (`logical_bytes`,
-    `physical_bytes`, `padding_bytes`: array leaves summed, null when unknown) and its
-    `memory_space` (null for a tuple whose leaves differ), `attributes` (key → raw text);
-    `shape_inferred: true` when the text gave no shape."""
-    logical, physical, padding, space = shape_text.figures(instruction.shape)
+def instruction_record(
+    name: str,
+    opcode: str,
+    shape: str,
+    operands: list[str],
+    is_root: bool,
+    figures: tuple[Any, Any, Any, Any],
+    *,
+    inferred: bool = False,
+    parameter_number: int | None = None,
+    literal: str | None = None,
+    called: Sequence[str] = (),
+    attributes: dict[str, str],
+) -> dict[str, Any]:
+    """The JSON object of one instruction: the schema, written here once. `name`, `opcode`,
+    `shape` (XLA's spelling, default layouts filled in), `operands` (names, `x#1` kept),
+    `is_root`, the byte figures of its shape (`logical_bytes`, `physical_bytes`,
+    `padding_bytes`: array leaves summed, null when unknown) and its `memory_space` (null for a
+    tuple whose leaves differ), `shape_inferred: true` when the text gave no shape (XLA's shape
+    inference gave it), `parameter_number`, `literal`, `called_computations` when there are
+    any, `attributes` (key → raw text).
+
+    The generic encoder writes it (`instruction_json`); `InstructionText` writes the same text
+    from pieces cut out of this record's encoding (`_PIECES`), and `accel/jsonattrs.c` from
+    those pieces too."""
+    logical, physical, padding, space = figures
     out: dict[str, Any] = {
-        "name": instruction.name,
-        "opcode": instruction.opcode,
-        "shape": shape_text(instruction.shape),
-        "operands": [o.ref for o in instruction.operands],
-        "is_root": instruction.is_root,
+        "name": name,
+        "opcode": opcode,
+        "shape": shape,
+        "operands": operands,
+        "is_root": is_root,
         "logical_bytes": logical,
         "physical_bytes": physical,
         "padding_bytes": padding,
         "memory_space": space,
     }
-    if instruction.shape_inferred:  # no shape in the text: XLA's shape inference gave it
+    if inferred:
         out["shape_inferred"] = True
-    if instruction.parameter_number is not None:
-        out["parameter_number"] = instruction.parameter_number
-    if instruction.literal is not None:
-        out["literal"] = instruction.literal
-    called = instruction.called_computations
+    if parameter_number is not None:
+        out["parameter_number"] = parameter_number
+    if literal is not None:
+        out["literal"] = literal
     if called:
         out["called_computations"] = list(called)
-    out["attributes"] = {a.key: a.raw for a in instruction.attributes}
+    out["attributes"] = attributes
     return out
+
+
+def instruction_json(instruction: Instruction, shape_text: ShapeFacts) -> dict[str, Any]:
+    """`instruction_record` of one instruction (the reference all writers are held to)."""
+    return instruction_record(
+        instruction.name,
+        instruction.opcode,
+        shape_text(instruction.shape),
+        [o.ref for o in instruction.operands],
+        instruction.is_root,
+        shape_text.figures(instruction.shape),
+        inferred=instruction.shape_inferred,
+        parameter_number=instruction.parameter_number,
+        literal=instruction.literal,
+        called=instruction.called_computations,
+        attributes={a.key: a.raw for a in instruction.attributes},
+    )
 
 
 def computation_json(
@@ -141,12 +178,19 @@ def computation_pieces(
     # The compiled writer takes a batch with its prefix and suffix, up to an instruction it
     # leaves to `add`, then goes on after it.
     compiled = _json.instructions
-    memos = (text._opcodes, text._shapes, LazyAttributes, CALLED_COMPUTATION_KEYS, _FRAGMENTS)
-    gathered = (text.calls, text.pairs)
+    memos = (
+        text._opcodes,
+        text._shapes,
+        LazyAttributes,
+        splitter(),
+        CALLED_COMPUTATION_KEYS,
+        _FRAGMENTS,
+        text.calls,
+    )
     for start in range(0, count, _BATCH):
         stop = min(start + _BATCH, count)
         ends = (head + _C_OPEN if start == 0 else "", _C_CLOSE if stop == count else "")
-        written, n = compiled(instructions, start, stop, *memos, *gathered, *ends)
+        written, n = compiled(instructions, start, stop, *memos, *ends)
         if n == stop:
             yield written
             continue
@@ -157,7 +201,7 @@ def computation_pieces(
             if n:
                 put(_C_SEPARATOR)
             add(instructions[n], put)
-            written, n = compiled(instructions, n + 1, stop, *memos, *gathered, *ends)
+            written, n = compiled(instructions, n + 1, stop, *memos, *ends)
             put(written)
         yield "".join(parts)
 
@@ -181,51 +225,41 @@ class InstructionText:
 
     `add` is the reference; `computation_pieces` hands the compiled writer (`accel/jsonattrs.c`
     `instructions`) a batch at a time, with these memos, and `add` only the instructions it
-    leaves (a first opcode or shape, non-ASCII text, a tail the Python must split):
-    tests/report/test_json_accel.py holds the two equal.
+    leaves (a first opcode or shape, non-ASCII text, a tail the grammar split):
+    tests/report/test_json_accel.py holds the two equal. Neither reads HLO: the attributes are
+    the scanner's spans (`LazyAttributes.spans`, `scan.attribute_pairs`).
     """
 
-    __slots__ = ("_keys", "_opcodes", "_shapes", "calls", "facts", "pairs")
+    __slots__ = ("_keys", "_opcodes", "_shapes", "calls", "facts")
 
     def __init__(self, facts: ShapeFacts) -> None:
         self.facts = facts
-        #: When lists, what the streamer needs too, gathered while writing instead of read
-        #: again: (callee, calling opcode) of every call, and each instruction's attribute pairs.
+        #: When a list, what the streamer needs too, gathered while writing instead of read
+        #: again: (callee, calling opcode) of every call.
         self.calls: list[tuple[str, str]] | None = None
-        #: (None for a tail written by the compiled items: the streamer reads it itself).
-        self.pairs: list[Sequence[tuple[str, str]] | None] | None = None
         self._opcodes: dict[str, str] = {}
         self._shapes: dict[int, tuple[Shape, str, str, str]] = {}  # by id, as ShapeFacts
         self._keys: dict[str, str] = {}
 
     def _opcode(self, opcode: str) -> str:
-        text = _KEY + '"opcode": ' + _encode_str(opcode) + _KEY + '"shape": '
+        text = _PIECES["key_opcode"] + _encode_str(opcode) + _PIECES["key_shape"]
         self._opcodes[opcode] = text
         return text
 
     def _shape(self, shape: Shape) -> tuple[Shape, str, str, str]:
         """(shape, its text up to the operands' key, then `is_root` false / true and the byte
         figures up to the next key)."""
-        logical, physical, padding, space = self.facts.figures(shape)
-        tail = _inner(
-            {
-                "is_root": False,
-                "logical_bytes": logical,
-                "physical_bytes": physical,
-                "padding_bytes": padding,
-                "memory_space": space,
-            }
-        )
+        figures = self.facts.figures(shape)
         hit = self._shapes[id(shape)] = (
             shape,
-            _encode_str(self.facts(shape)) + _KEY + '"operands": ',
-            tail,
-            tail.replace('"is_root": false', '"is_root": true', 1),
+            _encode_str(self.facts(shape)) + _PIECES["key_operands"],
+            _figures_text(False, figures),
+            _figures_text(True, figures),
         )
         return hit
 
     def _key(self, key: str) -> str:
-        text = self._keys[key] = _ITEM + _encode_str(key) + ": "
+        text = self._keys[key] = _ITEM + _encode_str(key) + _KEY_VALUE
         return text
 
     def __call__(self, instruction: Instruction) -> str:
@@ -270,21 +304,7 @@ class InstructionText:
             put(_ITEM_SEP.join([_encode_str(c) for c in called]))
             put(_CLOSE_LIST)
         if attributes:
-            # A common tail never split yet: its items in C (None: not of the simple kind, or
-            # not ASCII, or a key twice), its pairs left to the streamer.
-            if lazy is not None and _json is not None and lazy._items is None:
-                tail = lazy._text
-                written = _json.attributes(tail, _ITEM)
-                if written is not None:
-                    if self.pairs is not None:
-                        self.pairs.append(None)
-                    put(_ATTRIBUTES_OPEN)
-                    put(written)
-                    put(_CLOSE_OBJECT_END)
-                    return
             pairs = attribute_pairs(attributes)
-            if self.pairs is not None:
-                self.pairs.append(pairs)
             # a repeated key: its first place, last value (as the dict of `instruction_json`)
             items = dict(pairs).items() if len(pairs) > 1 else pairs
             keys = self._keys
@@ -292,27 +312,110 @@ class InstructionText:
             put(",".join([(keys.get(k) or self._key(k)) + _encode_str(v) for k, v in items]))
             put(_CLOSE_OBJECT_END)
         else:
-            if self.pairs is not None:
-                self.pairs.append(())
             put(_NO_ATTRIBUTES_END)
 
 
-_INDENT = "  " * (INSTRUCTION_LEVEL + 1)
-#: Before an instruction's second and later keys, and an item of its lists and objects.
-_KEY = ",\n" + _INDENT
-_ITEM = "\n" + _INDENT + "  "
-_ITEM_SEP = "," + _ITEM
-_CLOSE_LIST = "\n" + _INDENT + "]"
-_OPEN_LIST = "[" + _ITEM
-_HEAD = "{\n" + _INDENT + '"name": '
-_END = "\n" + "  " * INSTRUCTION_LEVEL + "}"
-_ATTRIBUTES_OPEN = _KEY + '"attributes": {'
-_CLOSE_OBJECT_END = "\n" + _INDENT + "}" + _END
-_NO_ATTRIBUTES_END = _KEY + '"attributes": {}' + _END
-_INFERRED = _KEY + '"shape_inferred": true'
-_PARAMETER_NUMBER = _KEY + '"parameter_number": '
-_LITERAL = _KEY + '"literal": '
-_CALLED_OPEN = _KEY + '"called_computations": ' + _OPEN_LIST
+def _cut(text: str, marks: Sequence[str]) -> list[str]:
+    """`text` cut at each of `marks` (encoded JSON strings, in the order the text holds them):
+    the pieces before, between and after them."""
+    pieces = []
+    pos = 0
+    for mark in marks:
+        at = text.index(mark, pos)
+        pieces.append(text[pos:at])
+        pos = at + len(mark)
+    pieces.append(text[pos:])
+    return pieces
+
+
+#: A mark as the encoder spells it.
+_MARK = re.compile(r'"\\u0000[a-z0-9]+\\u0000"')
+
+
+def _record_pieces(**fields: Any) -> list[str]:
+    """An instruction record whose every value is a mark (`fields` change some), as the generic
+    encoder spells it at `INSTRUCTION_LEVEL`, cut at the marks of the values it holds."""
+    mark = "\x00{}\x00".format
+    record: dict[str, Any] = {
+        "name": mark("name"),
+        "opcode": mark("opcode"),
+        "shape": mark("shape"),
+        "operands": [mark("o1"), mark("o2")],
+        "is_root": mark("root"),
+        "figures": (mark("f1"), mark("f2"), mark("f3"), mark("f4")),
+        "inferred": True,
+        "parameter_number": mark("number"),
+        "literal": mark("literal"),
+        "called": [mark("c1"), mark("c2")],
+        "attributes": {mark("k1"): mark("v1"), mark("k2"): mark("v2")},
+    }
+    record.update(fields)
+    text = dumps_indented(instruction_record(**record), INSTRUCTION_LEVEL)
+    return _cut(text, _MARK.findall(text))
+
+
+def _pieces() -> dict[str, str]:
+    """The constant text of an instruction object, cut out of `instruction_record` as the generic
+    encoder spells it: a record of marks with every key (`full`), with no optional key
+    (`bare`), and without `shape_inferred` (`plain`). So the fragment writers
+    (`InstructionText`, `accel/jsonattrs.c`) spell the one schema, key for key."""
+    full = _record_pieces()
+    bare = _record_pieces(
+        operands=[], inferred=False, parameter_number=None, literal=None, called=[], attributes={}
+    )
+    plain = _record_pieces(inferred=False)
+    item_sep = full[4]  # between two operands
+    open_list = "[" + item_sep[1:]
+    key_operands = full[3].removesuffix(open_list)
+    key_is_root = bare[3].removeprefix(key_operands + "[]")
+    close_list = full[5].removesuffix(key_is_root)
+    number = plain[10]
+    out = {
+        "head": full[0],
+        "key_opcode": full[1],
+        "key_shape": full[2],
+        "key_operands": key_operands,
+        "open_list": open_list,
+        "item_sep": item_sep,
+        "item": item_sep[1:],
+        "close_list": close_list,
+        "key_is_root": key_is_root,
+        "inferred": full[10].removesuffix(number),
+        "number": number,
+        "literal": full[11],
+        "called_open": full[12],
+        "attributes_open": full[14].removeprefix(close_list).removesuffix(item_sep[1:]),
+        "key_value": full[15],
+        "close_object_end": full[18],
+        "no_attributes_end": bare[8],
+    }
+    if (
+        full[13] != item_sep
+        or full[16] != item_sep
+        or full[17] != out["key_value"]
+        or not full[14].startswith(close_list)
+    ):
+        raise AssertionError("instruction_record is not encoded as the fragment writers assume")
+    return out
+
+
+_PIECES = _pieces()
+#: Between `is_root` and the byte figures, and between those (cut out of the record too).
+_FIGURE_KEYS = tuple(_record_pieces()[6:10])
+_HEAD = _PIECES["head"]
+#: Before an item of an instruction's lists and objects, and between two items.
+_ITEM = _PIECES["item"]
+_ITEM_SEP = _PIECES["item_sep"]
+_OPEN_LIST = _PIECES["open_list"]
+_CLOSE_LIST = _PIECES["close_list"]
+_ATTRIBUTES_OPEN = _PIECES["attributes_open"]
+_CLOSE_OBJECT_END = _PIECES["close_object_end"]
+_NO_ATTRIBUTES_END = _PIECES["no_attributes_end"]
+_INFERRED = _PIECES["inferred"]
+_PARAMETER_NUMBER = _PIECES["number"]
+_LITERAL = _PIECES["literal"]
+_CALLED_OPEN = _PIECES["called_open"]
+_KEY_VALUE = _PIECES["key_value"]
 #: The constant pieces the compiled writer puts (`accel/jsonattrs.c`, its F_* order).
 _FRAGMENTS = (
     _C_SEPARATOR,
@@ -331,9 +434,13 @@ _FRAGMENTS = (
 )
 
 
-def _inner(obj: dict[str, Any]) -> str:
-    """The keys of `obj` as they sit inside an instruction object, each after `_KEY`."""
-    return "," + dumps_indented(obj, INSTRUCTION_LEVEL)[1 : -len(_END)]
+def _figures_text(is_root: bool, figures: tuple[Any, Any, Any, Any]) -> str:
+    """An instruction's `is_root` and byte figures as they sit between its operands and its next
+    key (`_PIECES`)."""
+    values = [dumps_indented(v) for v in (is_root, *figures)]
+    return _PIECES["key_is_root"] + "".join(
+        v + s for v, s in itertools.zip_longest(values, _FIGURE_KEYS, fillvalue="")
+    )
 
 
 def leaf_json(row: LeafRow) -> dict[str, Any]:

@@ -167,17 +167,15 @@ class SkeletonSpool:
         self,
         computation: Computation,
         calls: Sequence[tuple[str, str]],
-        pairs: Sequence[Sequence[tuple[str, str]] | None] | None = None,
     ) -> None:
         """Write `computation`'s skeleton; `calls` gives (callee, calling opcode) of each call
-        it makes; `pairs`, when given, is `attribute_pairs` of each instruction's attributes
-        (the JSON writer has read them already)."""
+        it makes."""
         ids = self._shape_ids
         shape_id = self._shape_id
         kept_keys = SKELETON_ATTRIBUTES
         by_opcode = READ_BY_OPCODE
         rows = []
-        for k, i in enumerate(computation.instructions):
+        for i in computation.instructions:
             name, opcode, shape, operands, attributes, is_root, _, number, _, inferred = i
             n = ids.get(id(shape))
             rows.append(
@@ -195,13 +193,12 @@ class SkeletonSpool:
                     else (),
                     [
                         (key, raw)
-                        for key, raw in (p if p is not None else attribute_pairs(attributes))
+                        for key, raw in attribute_pairs(attributes)
                         if key in kept_keys or (opcode in by_opcode and _kept(opcode, key))
                     ]
                     if attributes
                     and (
-                        (p := pairs[k] if pairs is not None else None) is not None
-                        or opcode in by_opcode
+                        opcode in by_opcode
                         or type(attributes) is not LazyAttributes
                         or tail_mentions(attributes._text, _KEPT_KEY)
                     )

@@ -27,7 +27,7 @@ import codecs
 import os
 import tempfile
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TextIO
@@ -120,12 +120,11 @@ def _add(
     if c.is_entry:
         m.entry = c.name
     calls: list[tuple[str, str]] = []  # (callee, calling opcode) of each call, in text order
-    pairs: list[Sequence[tuple[str, str]] | None] = []
-    text.calls, text.pairs = calls, pairs  # gathered by the writer
+    text.calls = calls  # gathered by the writer
     start = spool.tell()
     for piece in computation_pieces(c, text, _KIND, c.is_entry):
         spool.write(piece.encode("utf-8"))
-    text.calls = text.pairs = None
+    text.calls = None
     m.fragments.append(c.name)
     m.starts.append(start)
     m.lengths.append(spool.tell() - start)
@@ -139,7 +138,7 @@ def _add(
             callers[callee] = _SHARED.setdefault(new, new)
     verifier.add_callees(c.name, [callee for callee, _ in calls])
     m.backend.add(c)
-    skeletons.add(c, calls, pairs)
+    skeletons.add(c, calls)  # the attributes it keeps read from the spans the writer kept
     forget_tails()
 
 

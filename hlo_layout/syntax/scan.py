@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -67,7 +66,6 @@ _OPERAND = re.compile(_pattern(r"{B}*({NAME})(?:#([0-9]+))?{B}*"))
 _PAREN = re.compile(r"[()]")
 # Tokens of an attribute tail: strings, brackets, commas, and runs of anything else.
 _TAIL_TOKEN = re.compile(_pattern(r'{LINE_STRING}|[{}()\[\],]|[^"{}()\[\],]+'))
-_ATTR_KEY = re.compile(_pattern(r"{B}*({BARE_NAME}){B}*="))
 _COMP_HEAD = re.compile(_pattern(r"{B}*(ENTRY{B}+)?({NAME}){B}*(\(.*\){B}*->.*?)?{B}*\{{B}*$"))
 _SIGNATURE = re.compile(_pattern(r"\((.*)\){B}*->{B}*(.*?){B}*$"))
 _PARAM = re.compile(_pattern(r"{B}*({NAME}){B}*:{B}*(.*?){B}*$"))
@@ -147,37 +145,18 @@ def _split_top(text: str) -> list[tuple[int, int]]:
     return pieces
 
 
-def _check_string_tokens(text: str) -> None:
-    """Reject an unterminated string (the tail tokenizer would read `"` as an ordinary run)."""
-    if text.count('"') % 2 and '\\"' not in text:
-        raise ScanFallback
-
-
 def _attributes(line: str, start: int, line_offset: int, source: Source) -> tuple[Attribute, ...]:
-    """Attributes in `line[start:]`, which is empty or begins with a comma."""
+    """The attributes of a module or computation header in `line[start:]` (empty or `, k=v...`),
+    split by the one splitter once the grammar would accept them (`_tail_ok`)."""
     tail = line[start:]
-    if not tail.strip():
+    if not tail.strip(_BLANK):
         return ()
-    stripped = tail.lstrip()
-    if not stripped.startswith(","):
+    if not _tail_ok(tail):
         raise ScanFallback
-    lead = len(tail) - len(stripped) + 1
-    body = stripped[1:]
-    if '"' in body:
-        _check_string_tokens(body)
-    attrs = []
-    for a, b in _split_top(body):
-        piece = body[a:b]
-        m = _ATTR_KEY.match(piece)
-        if m is None:
-            raise ScanFallback
-        value = piece[m.end() :]
-        raw = value.strip()
-        if not raw:
-            raise ScanFallback
-        pos = line_offset + start + lead + a + m.end() + len(value) - len(value.lstrip())
-        attrs.append(Attribute(m.group(1), raw, Span(pos, pos + len(raw), source)))
-    return tuple(attrs)
+    spans = attribute_spans(tail)
+    if not spans:
+        raise ScanFallback
+    return TailSplitter(source)(tail, line_offset + start, spans)
 
 
 def _matching_paren(line: str, open_pos: int) -> int:
@@ -310,47 +289,79 @@ def _operand(piece: str) -> Operand:
     return tuple.__new__(Operand, (name, None, None))
 
 
-def _simple_attributes(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
-    """Split a tail the fast line matched (its attributes hold no nested brackets)."""
-    return tuple(
-        Attribute(a.group(1), a.group(2), Span(base + a.start(2), base + a.end(2), source))
-        for a in _SIMPLE_ATTR_RE.finditer(tail)
-    )
-
-
 # Strings (skipped whole), openers, closers and commas of a tail already known to be valid.
 _SPECIAL = re.compile(_pattern(r"{STRING}|([{(\[])|([})\]])|(,)"))
 _KEY = re.compile(_pattern(r"{LB}*({BARE_NAME}){LB}*={LB}*"))
 
 
-def _split_valid(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
-    """`, key=value, ...` split at its top-level commas (no validation: `_tail_ok` did that)."""
-    found = _accel.split_top(tail) if _accel is not None else None
-    if found is not None:  # the compiled `_split_top`: on a valid tail, the same commas
-        cuts = [start - 1 for start, _ in found[1:]]
-    else:
-        cuts = []
-        depth = 0
-        for m in _SPECIAL.finditer(tail):
-            kind = m.lastindex
-            if kind == 1:
-                depth += 1
-            elif kind == 2:
-                depth -= 1
-            elif kind == 3 and not depth:
-                cuts.append(m.start())
+def attribute_spans(tail: str) -> tuple[int, ...]:
+    """The one attribute splitter: (key start, key end, value start, value end) of each
+    attribute of a tail `_tail_ok` accepted, flat, relative to the tail; () where it does not
+    follow the tail (the grammar splits it). Cut at the commas outside strings and brackets,
+    each piece `[ \\t\\f\\r]*KEY[ \\t\\f\\r]*=[ \\t\\f\\r]*VALUE`, the value without its
+    trailing blanks. The compiled twin (`accel/scan.c`) splits alike (tests/syntax/
+    test_lexicon.py holds both to the grammar's items); the tree's attributes, `attribute_pairs`
+    and both JSON writers read these spans (`LazyAttributes.spans`), and nothing splits again."""
+    if _accel is not None:
+        found: tuple[int, ...] = _accel.attribute_spans(tail)
+        return found
+    out: list[int] = []
+    if _simple_tail(tail):  # one pass over the common kind, which cuts where the loop below does
+        for item in _SIMPLE_ATTR_RE.finditer(tail):
+            out += (item.start(1), item.end(1), item.start(2), item.end(2))
+        return tuple(out)
+    cuts = []
+    depth = 0
+    for m in _SPECIAL.finditer(tail):
+        kind = m.lastindex
+        if kind == 1:
+            depth += 1
+        elif kind == 2:
+            depth -= 1
+        elif kind == 3 and not depth:
+            cuts.append(m.start())
     if not cuts or tail[: cuts[0]].strip(_BLANK):
-        raise ScanFallback
+        return ()
     cuts.append(len(tail))
-    attrs = []
     for a, b in itertools.pairwise(cuts):
         k = _KEY.match(tail, a + 1, b)
         if k is None:
-            raise ScanFallback
-        raw = tail[k.end() : b].rstrip(_BLANK)
-        start = base + k.end()
-        attrs.append(Attribute(k.group(1), raw, Span(start, start + len(raw), source)))
-    return tuple(attrs)
+            return ()
+        value = k.end()
+        out += (k.start(1), k.end(1), value, value + len(tail[value:b].rstrip(_BLANK)))
+    return tuple(out)
+
+
+def splitter() -> Callable[[str], tuple[int, ...]]:
+    """`attribute_spans` itself: the compiled one when it is on (a writer in C then calls it
+    directly)."""
+    return _accel.attribute_spans if _accel is not None else attribute_spans  # type: ignore[no-any-return]
+
+
+class TailSplitter:
+    """How the scanner's `LazyAttributes` split (`tree.AttributeSplitter`): the spans of the one
+    splitter, made into attributes of `source`; where it does not follow a tail, the grammar's
+    attributes."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+
+    @staticmethod
+    def spans(text: str) -> tuple[int, ...]:
+        return attribute_spans(text)
+
+    def __call__(self, text: str, offset: int, spans: tuple[int, ...]) -> tuple[Attribute, ...]:
+        source = self.source
+        if spans:
+            return tuple(
+                Attribute(text[k0:k1], text[v0:v1], Span(offset + v0, offset + v1, source))
+                for k0, k1, v0, v1 in zip(*[iter(spans)] * 4, strict=True)
+            )
+        probe = _PROBE + text
+        instruction = lark_parse(probe, source, start="instruction", offset=offset - len(_PROBE))
+        return tuple(instruction.attributes)
 
 
 #: Entries a memo of tail or skeleton answers holds before it starts afresh (adversarial input).
@@ -401,28 +412,16 @@ def tail_mentions(tail: str, pattern: re.Pattern[str]) -> bool:
 _MENTIONS: dict[re.Pattern[str], dict[str, bool]] = {}
 
 
-def _split_tail(source: Source, tail: str, base: int) -> tuple[Attribute, ...]:
-    """The attributes of a tail that `_tail_ok` accepted, split on first use; what the splitter
-    does not follow (a comment before a key, a form feed) the grammar splits."""
-    try:
-        if _simple_tail(tail):
-            return _simple_attributes(source, tail, base)
-        return _split_valid(source, tail, base)
-    except ScanFallback:
-        text = _PROBE + tail
-        instruction = lark_parse(text, source, start="instruction", offset=base - len(_PROBE))
-        return tuple(instruction.attributes)
-
-
 def attribute_pairs(attributes: Sequence[Attribute]) -> Sequence[tuple[str, str]]:
-    """(key, raw text) of each attribute, as splitting gives them. An unsplit tail of the
-    common kind (`_SIMPLE_TAIL`) is read by one `findall` and left unsplit: `inspect --format
-    json` reads every attribute of every instruction once, and building their Attributes and
-    Spans cost it three times as much."""
+    """(key, raw text) of each attribute, as splitting gives them: of an unsplit tail, read from
+    its spans (`LazyAttributes.spans`) without making its attributes (`inspect --format json`
+    reads every attribute of every instruction once, and making Attributes and Spans cost it
+    three times as much)."""
     if type(attributes) is LazyAttributes and attributes._items is None:
-        tail = attributes._text
-        if _simple_tail(tail):
-            return _SIMPLE_ATTR_RE.findall(tail)  # as `_simple_attributes` splits it
+        spans = attributes.spans()
+        if spans:
+            tail = attributes._text
+            return [(tail[k0:k1], tail[v0:v1]) for k0, k1, v0, v1 in zip(*[iter(spans)] * 4)]
     return [(a.key, a.raw) for a in attributes]
 
 
@@ -644,7 +643,7 @@ def _lazy_tail(line: str, start: int, offset: int, source: Source) -> Sequence[A
         return ()
     if not _tail_ok(tail):
         raise ScanFallback
-    return LazyAttributes(tail, offset + start, functools.partial(_split_tail, source))
+    return LazyAttributes(tail, offset + start, TailSplitter(source))
 
 
 _BLANK = lexicon.LINE_BLANK_CHARACTERS
@@ -818,7 +817,7 @@ def _scan_lines(
     opcodes: dict[str, str] = {}
     head_match = _HEAD.match
     lazy = LazyAttributes
-    split = functools.partial(_split_tail, source)
+    split = TailSplitter(source)
 
     def operand(piece: str) -> Operand:
         op = _operand(piece)
@@ -939,13 +938,7 @@ def _scan_lines(
                 raise ScanFallback  # a comment after the line's text: the grammar drops it
             if instructions is not None:
                 if stripped.startswith("}"):
-                    close = line.index("}") + 1
-                    if line[close:].strip(_BLANK):
-                        attrs_t = _attributes(line, close, line_offset, source)
-                        if not _tail_ok(line[close:]):
-                            raise ScanFallback
-                    else:
-                        attrs_t = ()
+                    attrs_t = _attributes(line, line.index("}") + 1, line_offset, source)
                     params, result = comp_sig if comp_sig is not None else (None, None)
                     items.append(
                         Computation(
@@ -980,8 +973,6 @@ def _scan_lines(
             if stripped.startswith("HloModule"):
                 m = _MODULE_HEAD.match(line)
                 if m is None:
-                    raise ScanFallback
-                if line[m.end() :].strip(_BLANK) and not _tail_ok(line[m.end() :]):
                     raise ScanFallback
                 attrs_t = _attributes(line, m.end(), line_offset, source)
                 span = Span(line_offset + line.index("HloModule"), line_offset + len(line), source)

@@ -12,9 +12,9 @@ into a synthesized instruction named `x_1`, which has no line in the text and so
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple, overload
+from typing import TYPE_CHECKING, NamedTuple, Protocol, overload
 
 from hlo_layout.errors import Span
 from hlo_layout.syntax import index
@@ -44,26 +44,52 @@ class Attribute:
         return f"{self.key}={self.raw}"
 
 
+class AttributeSplitter(Protocol):
+    """How a `LazyAttributes` splits its text (the scanner's, `scan.TailSplitter`)."""
+
+    def spans(self, text: str) -> tuple[int, ...]:
+        """The one attribute splitter's spans of `text` (`scan.attribute_spans`)."""
+        ...
+
+    def __call__(self, text: str, offset: int, spans: tuple[int, ...]) -> tuple[Attribute, ...]:
+        """The attributes of `text` (at `offset` in the source) from its `spans`."""
+        ...
+
+
 class LazyAttributes(Sequence[Attribute]):
     """An instruction's attributes, split out of their text on first use.
 
     Most analyses read two or three attributes of a few instructions; splitting every
     `metadata={...}` of a 100 MB dump up front would cost more than the rest of the parse. Equal to
     the tuple of the same attributes, so trees from either parser tier compare equal.
+
+    The text is split once, by the scanner's splitter (`spans`), and whoever reads the items
+    reads those spans: the attributes made on first use, `scan.attribute_pairs`, the JSON
+    writers (`report/model.py`, `accel/jsonattrs.c`).
     """
 
-    __slots__ = ("_items", "_offset", "_split", "_text")
+    __slots__ = ("_items", "_offset", "_spans", "_split", "_text")
 
-    def __init__(self, text: str, offset: int, split: Callable[[str, int], tuple[Attribute, ...]]):
+    def __init__(self, text: str, offset: int, split: AttributeSplitter):
         self._text = text
         self._offset = offset
         self._split = split
         self._items: tuple[Attribute, ...] | None = None
+        self._spans: tuple[int, ...] | None = None
+
+    def spans(self) -> tuple[int, ...]:
+        """(key start, key end, value start, value end) of each attribute in the text, flat,
+        found once by the scanner's splitter; () where it does not follow the text (the
+        grammar splits it: `Attribute.span` then says where each is)."""
+        spans = self._spans
+        if spans is None:
+            spans = self._spans = self._split.spans(self._text)
+        return spans
 
     def _get(self) -> tuple[Attribute, ...]:
         items = self._items
         if items is None:
-            items = self._items = self._split(self._text, self._offset)
+            items = self._items = self._split(self._text, self._offset, self.spans())
         return items
 
     @overload

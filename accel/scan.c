@@ -21,7 +21,7 @@
 #include "lexicon.h"
 
 /* Interface version; hlo_layout/syntax/scan.py passes the same number to accel.load. */
-#define SCAN_ABI 6
+#define SCAN_ABI 7
 
 /* A value no character has: what `at` reads past either end of a line. */
 #define END ((Py_UCS4)0x110000)
@@ -382,12 +382,14 @@ static int frame(const Text *t, Head *h) {
     return 1;
 }
 
+static PyObject *read_signature(PyObject *text, PyObject *shapes, PyObject *shape_fn, PyObject *decl);
+
 /* What `run` needs from the Python scanner, unpacked once per call. */
 typedef struct {
     PyObject *source, *shapes, *opcodes, *operands, *tails;
     PyObject *shape_fn, *tail_kind_fn, *lazy, *split;
     PyTypeObject *instruction, *operand;
-    PyObject *span;
+    PyObject *span, *decl, *computation;
     /* Slot offsets of Span (start, end, source) and LazyAttributes (_text, _offset, _split,
      * _items, _spans): both are plain slotted classes whose __init__ only stores its arguments, so
      * the objects are filled in place (a Python __init__ per line costs more than the line). */
@@ -607,6 +609,59 @@ fail:
     return NULL;
 }
 
+/* The operands of a list of bare names u (its comments taken out) as `_operands` reads it:
+ * () when blank, else each comma-separated piece `[ \t]*(%?NAME)(?:#([0-9]+))?[ \t]*` gives
+ * Operand(name, index); NULL (an error set) where a piece is no such thing (the Python declines
+ * it too). New reference. */
+static PyObject *bare_tuple(Ctx *c, PyObject *list, const Text *u) {
+    Py_ssize_t count = 1, blank = 1;
+    for (Py_ssize_t i = 0; i < u->len; i++) {
+        Py_UCS4 ch = at(u, i);
+        count += ch == ',';
+        blank &= Py_UNICODE_ISSPACE(ch);
+    }
+    if (blank)
+        return PyTuple_New(0);
+    PyObject *out = PyTuple_New(count);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t p = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t n0 = skip_blanks(u, p);
+        if (at(u, n0) == '%')
+            n0++;
+        Py_ssize_t n1 = name_end(u, n0), e = n1;
+        if (n1 < 0)
+            goto fail;
+        PyObject *index = NULL;
+        if (at(u, e) == '#' && is_digit(at(u, e + 1))) {
+            Py_ssize_t d = e + 1;
+            while (is_digit(at(u, d)))
+                d++;
+            index = integer(list, e + 1, d);
+            if (index == NULL)
+                goto fail;
+            e = d;
+        }
+        e = skip_blanks(u, e);
+        if (e != u->len && at(u, e) != ',') {
+            Py_XDECREF(index);
+            goto fail;
+        }
+        PyObject *op = make_operand(c, list, n0, n1, index, NULL);
+        if (op == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(out, k, op);
+        p = e + 1;
+    }
+    return out;
+fail:
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "not a list of names");
+    Py_DECREF(out);
+    return NULL;
+}
+
 /* The end of the comment `/\*.*?\*\/` that starts at p (before b), or -1 (unclosed). */
 static Py_ssize_t comment_end(const Text *t, Py_ssize_t p, Py_ssize_t b) {
     for (Py_ssize_t q = p + 2; q + 1 < b; q++)
@@ -749,10 +804,18 @@ static PyObject *instruction(Ctx *c, PyObject *line, const Text *t, const Head *
             if (tmp == NULL)
                 goto error;
             Text u = text_of(tmp);
-            Py_ssize_t count = shaped_read(&u, 0);
-            if (count < 0)
-                goto decline;
-            operands = shaped_tuple(c, tmp, &u, 0, u.len, count);
+            int square = 0;
+            for (Py_ssize_t i = 0; i < u.len && !square; i++)
+                square = at(&u, i) == '[';
+            if (!square) {
+                /* a list of bare names, its `/\*index=N*\/` comments taken out */
+                operands = bare_tuple(c, tmp, &u);
+            } else {
+                Py_ssize_t count = shaped_read(&u, 0);
+                if (count < 0)
+                    goto decline;
+                operands = shaped_tuple(c, tmp, &u, 0, u.len, count);
+            }
             Py_CLEAR(tmp);
         } else {
             operands = shaped_tuple(c, line, t, h->inner0, h->inner1, h->count);
@@ -874,30 +937,196 @@ done:
     return result;
 }
 
+/* Whether the line is a computation's last: one `}` between blanks (`line.strip(" \t\f\r")`
+ * is "}"), and in `*end` where its text ends (as the Python's span: `line.rstrip(...)`). */
+static int closing_line(const Text *t, Py_ssize_t *end) {
+    Py_ssize_t a = 0, b = t->len;
+    while (a < b && hlo_is(at(t, a), HLO_LINE_BLANK))
+        a++;
+    while (b > a && hlo_is(at(t, b - 1), HLO_LINE_BLANK))
+        b--;
+    *end = b;
+    return b == a + 1 && at(t, a) == '}';
+}
+
+/* Whether `_scan_lines` passes over the line between computations: blank, or a `//` comment. */
+static int skipped_line(const Text *t) {
+    Py_ssize_t a = 0;
+    while (a < t->len && hlo_is(at(t, a), HLO_LINE_BLANK))
+        a++;
+    return a == t->len || (at(t, a) == '/' && at(t, a + 1) == '/');
+}
+
+/* `_COMP_HEAD.fullmatch(line)` and `_signature` of a plain computation header (`[ENTRY] %name
+ * (params) -> shape {` or `[ENTRY] %name {`): 1 with the name (new), whether it is the entry,
+ * its signature (new: `(params, result)` or None) and the column its text starts at; 0 where
+ * the Python reads the line (anything else: a `\r`, a comment, a string, a header the C
+ * signature reader does not take, an error it would raise); -1 on an error. */
+static int header_line(Ctx *c, PyObject *line, const Text *t, PyObject **name, int *entry,
+                       PyObject **sig, Py_ssize_t *column) {
+    for (Py_ssize_t i = 0; i < t->len; i++) {
+        Py_UCS4 ch = at(t, i);
+        if (ch == '\r' || ch == '\f' || ch == '/' || ch == '"')
+            return 0;
+    }
+    Py_ssize_t p = skip_blanks(t, 0), q, e;
+    *column = p;
+    *entry = 0;
+    static const char module[] = "HloModule"; /* a module header: the Python's */
+    Py_ssize_t k = 0;
+    while (module[k] && at(t, p + k) == (Py_UCS4)module[k])
+        k++;
+    if (!module[k])
+        return 0;
+    if (at(t, p) == 'E' && at(t, p + 1) == 'N' && at(t, p + 2) == 'T' && at(t, p + 3) == 'R' &&
+        at(t, p + 4) == 'Y' && is_blank(at(t, p + 5))) {
+        q = skip_blanks(t, p + 5);
+        if (at(t, q) == '%')
+            q++;
+        if (name_end(t, q) < 0)
+            return 0; /* `ENTRY {`: the regex's other reading, the Python's */
+        *entry = 1;
+        p = q;
+    } else if (at(t, p) == '%') {
+        p++;
+    }
+    e = name_end(t, p);
+    if (e < 0)
+        return 0;
+    Py_ssize_t name0 = p, name1 = e;
+    p = skip_blanks(t, e);
+    Py_ssize_t close = t->len;
+    while (close > 0 && is_blank(at(t, close - 1)))
+        close--;
+    if (close == 0 || at(t, close - 1) != '{')
+        return 0;
+    close--; /* the `{` */
+    *sig = NULL;
+    if (at(t, p) == '(') {
+        Py_ssize_t s1 = close;
+        while (s1 > p && is_blank(at(t, s1 - 1)))
+            s1--;
+        PyObject *text = PyUnicode_Substring(line, p, s1);
+        if (text == NULL)
+            return -1;
+        PyObject *found = read_signature(text, c->shapes, c->shape_fn, c->decl);
+        Py_DECREF(text);
+        if (found == NULL) {
+            PyErr_Clear(); /* the Python raises it again, where it should */
+            return 0;
+        }
+        if (found == Py_None) {
+            Py_DECREF(found);
+            return 0;
+        }
+        *sig = found;
+    } else if (p != close) {
+        return 0;
+    }
+    *name = PyUnicode_Substring(line, name0, name1);
+    if (*name == NULL) {
+        Py_XDECREF(*sig);
+        return -1;
+    }
+    if (*sig == NULL)
+        *sig = Py_NewRef(Py_None);
+    return 1;
+}
+
+/* Append the Computation `_scan_lines` builds for a computation closed by a lone `}` (its
+ * name, entry, signature and start in `head`, its text ending at `end`) to `items`: 0, or -1
+ * with the error. */
+static int close_computation(Ctx *c, PyObject *head, PyObject *instructions, Py_ssize_t end,
+                             PyObject *items) {
+    PyObject **h = &PyList_GET_ITEM(head, 0);
+    Py_ssize_t start = PyLong_AsSsize_t(h[3]);
+    if (start == -1 && PyErr_Occurred())
+        return -1;
+    PyObject *params = Py_None, *result = Py_None;
+    if (h[2] != Py_None) {
+        if (!PyTuple_Check(h[2]) || PyTuple_GET_SIZE(h[2]) != 2) {
+            PyErr_SetString(PyExc_TypeError, "run: a signature is (parameters, result)");
+            return -1;
+        }
+        params = PyTuple_GET_ITEM(h[2], 0);
+        result = PyTuple_GET_ITEM(h[2], 1);
+    }
+    PyObject *values[3] = {PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), Py_NewRef(c->source)};
+    PyObject *span = new_slotted(c->span, c->span_slots, values, 3);
+    PyObject *tuple = PyList_AsTuple(instructions);
+    PyObject *empty = PyTuple_New(0);
+    PyObject *computation = NULL;
+    if (span != NULL && tuple != NULL && empty != NULL) {
+        PyObject *args[8] = {h[0], tuple, PyObject_IsTrue(h[1]) ? Py_True : Py_False, params,
+                             result, empty, Py_False, span};
+        computation = PyObject_Vectorcall(c->computation, args, 8, NULL);
+    }
+    Py_XDECREF(span);
+    Py_XDECREF(tuple);
+    Py_XDECREF(empty);
+    if (computation == NULL)
+        return -1;
+    int failed = PyList_Append(items, computation);
+    Py_DECREF(computation);
+    return failed;
+}
+
 PyDoc_STRVAR(run_doc,
-             "run(lines, index, offset, instructions, ctx) -> (index, offset)\n\n"
+             "run(lines, index, offset, instructions, ctx, head, items)\n"
+             "    -> (index, offset, instructions | None)\n\n"
              "Append the Instruction of each line from lines[index] on (the first at offset) to\n"
              "instructions, as scan.py's _HEAD branch of _scan_lines builds it (and for a line\n"
-             "whose operands carry their shapes, as _slow_instruction does); stop at the first\n"
-             "line it does not take whole and return that line's index and offset. ctx is\n"
-             "(source, shapes, opcodes, operand_cache, tails, shape_fn, tail_kind_fn,\n"
-             "LazyAttributes, split, Instruction, Operand, Span).");
+             "whose operands carry their shapes, as _slow_instruction does). With `items` a\n"
+             "list, a computation closed by a lone `}` is appended to it as _scan_lines builds\n"
+             "it (its name, entry, signature, start and header line in the list `head`), and\n"
+             "the plain header of the next one is read into `head` (its instructions in a new\n"
+             "list). Stop at the first line it does not take whole and return that line's index\n"
+             "and offset and the open computation's instructions (None: between computations).\n"
+             "ctx is (source, shapes, opcodes, operand_cache, tails, shape_fn, tail_kind_fn,\n"
+             "LazyAttributes, split, Instruction, Operand, Span, ParameterDecl, Computation).");
+
+/* The slot offsets of the last Span and LazyAttributes classes `run` met (they are looked up
+ * by name once, not per call: a call per computation). */
+static PyObject *known_span, *known_lazy;
+static Py_ssize_t known_span_slots[3], known_lazy_slots[5];
+
+static int slots_of(Ctx *c) {
+    static const char *span_names[3] = {"start", "end", "source"};
+    static const char *lazy_names[5] = {"_text", "_offset", "_split", "_items", "_spans"};
+    if (c->span != known_span) {
+        for (int i = 0; i < 3; i++)
+            if ((known_span_slots[i] = slot_offset(c->span, span_names[i])) < 0)
+                return -1;
+        Py_XSETREF(known_span, Py_NewRef(c->span));
+    }
+    if (c->lazy != known_lazy) {
+        for (int i = 0; i < 5; i++)
+            if ((known_lazy_slots[i] = slot_offset(c->lazy, lazy_names[i])) < 0)
+                return -1;
+        Py_XSETREF(known_lazy, Py_NewRef(c->lazy));
+    }
+    memcpy(c->span_slots, known_span_slots, sizeof known_span_slots);
+    memcpy(c->lazy_slots, known_lazy_slots, sizeof known_lazy_slots);
+    return 0;
+}
 
 static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 5 || !PyList_Check(args[0]) || !PyList_Check(args[3]) ||
-        !PyTuple_Check(args[4]) || PyTuple_GET_SIZE(args[4]) != 12) {
+    if (nargs != 7 || !PyList_Check(args[0]) || !PyList_Check(args[3]) ||
+        !PyTuple_Check(args[4]) || PyTuple_GET_SIZE(args[4]) != 14 || !PyList_Check(args[5]) ||
+        PyList_GET_SIZE(args[5]) != 5 || (args[6] != Py_None && !PyList_Check(args[6]))) {
         PyErr_SetString(PyExc_TypeError, "run(lines: list, index, offset, instructions: list, "
-                                         "ctx: 12-tuple)");
+                                         "ctx: 14-tuple, head: 5-list, items: list | None)");
         return NULL;
     }
-    PyObject *lines = args[0], *instructions = args[3], *ctx = args[4];
+    PyObject *lines = args[0], *ctx = args[4], *head = args[5], *items = args[6];
+    PyObject *instructions = Py_NewRef(args[3]);
     Py_ssize_t index = PyLong_AsSsize_t(args[1]);
     if (index == -1 && PyErr_Occurred())
-        return NULL;
+        goto error;
     Py_ssize_t offset = PyLong_AsSsize_t(args[2]);
     if (offset == -1 && PyErr_Occurred())
-        return NULL;
+        goto error;
     Ctx c;
     PyObject **f = &PyTuple_GET_ITEM(ctx, 0);
     c.source = f[0];
@@ -910,56 +1139,115 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     c.lazy = f[7];
     c.split = f[8];
     c.span = f[11];
+    c.decl = f[12];
+    c.computation = f[13];
     if (!PyDict_CheckExact(c.shapes) || !PyDict_CheckExact(c.opcodes) ||
         !PyDict_CheckExact(c.operands) || !PyDict_CheckExact(c.tails) || !PyType_Check(f[9]) ||
         !PyType_Check(f[10]) || !PyType_IsSubtype((PyTypeObject *)f[9], &PyTuple_Type) ||
-        !PyType_IsSubtype((PyTypeObject *)f[10], &PyTuple_Type)) {
-        PyErr_SetString(PyExc_TypeError, "run: ctx holds four dicts and two tuple types");
-        return NULL;
+        !PyType_IsSubtype((PyTypeObject *)f[10], &PyTuple_Type) || !PyType_Check(c.decl) ||
+        !PyCallable_Check(c.computation)) {
+        PyErr_SetString(PyExc_TypeError, "run: ctx holds four dicts, two tuple types, classes");
+        goto error;
     }
-    static const char *span_names[3] = {"start", "end", "source"};
-    static const char *lazy_names[5] = {"_text", "_offset", "_split", "_items", "_spans"};
     if (!PyType_Check(c.span) || !PyType_Check(c.lazy)) {
         PyErr_SetString(PyExc_TypeError, "run: Span and LazyAttributes must be classes");
-        return NULL;
+        goto error;
     }
-    for (int i = 0; i < 3; i++)
-        if ((c.span_slots[i] = slot_offset(c.span, span_names[i])) < 0)
-            return NULL;
-    for (int i = 0; i < 5; i++)
-        if ((c.lazy_slots[i] = slot_offset(c.lazy, lazy_names[i])) < 0)
-            return NULL;
+    if (slots_of(&c) < 0)
+        goto error;
     c.instruction = (PyTypeObject *)f[9];
     c.operand = (PyTypeObject *)f[10];
     if (index < 0)
         index = 0;
-    while (index < PyList_GET_SIZE(lines)) {
-        PyObject *line = PyList_GET_ITEM(lines, index);
-        if (!PyUnicode_Check(line)) {
-            PyErr_SetString(PyExc_TypeError, "run: lines must be strings");
-            return NULL;
-        }
-        Text t = text_of(line);
-        Head h;
-        if (!frame(&t, &h))
-            break;
-        Py_INCREF(line); /* the list may change under callbacks */
-        PyObject *ins = instruction(&c, line, &t, &h, offset);
-        Py_DECREF(line);
-        if (ins == NULL)
-            return NULL;
-        if (ins == Py_None) {
+    for (;;) {
+        /* the instruction lines of the open computation */
+        while (index < PyList_GET_SIZE(lines)) {
+            PyObject *line = PyList_GET_ITEM(lines, index);
+            if (!PyUnicode_Check(line)) {
+                PyErr_SetString(PyExc_TypeError, "run: lines must be strings");
+                goto error;
+            }
+            Text t = text_of(line);
+            Head h;
+            if (!frame(&t, &h))
+                break;
+            Py_INCREF(line); /* the list may change under callbacks */
+            PyObject *ins = instruction(&c, line, &t, &h, offset);
+            Py_DECREF(line);
+            if (ins == NULL)
+                goto error;
+            if (ins == Py_None) {
+                Py_DECREF(ins);
+                goto done;
+            }
+            int failed = PyList_Append(instructions, ins);
             Py_DECREF(ins);
-            break;
+            if (failed)
+                goto error;
+            offset += t.len + 1;
+            index++;
         }
-        int failed = PyList_Append(instructions, ins);
-        Py_DECREF(ins);
-        if (failed)
-            return NULL;
+        if (items == Py_None || index >= PyList_GET_SIZE(lines))
+            break;
+        /* a lone `}`: the computation ends */
+        PyObject *line = PyList_GET_ITEM(lines, index);
+        if (!PyUnicode_Check(line))
+            break;
+        Text t = text_of(line);
+        Py_ssize_t end;
+        if (!closing_line(&t, &end))
+            break;
+        if (close_computation(&c, head, instructions, offset + end, items) < 0)
+            goto error;
+        Py_CLEAR(instructions);
+        offset += t.len + 1;
+        index++;
+        /* blank lines, then the next plain header (else the Python reads on) */
+        while (index < PyList_GET_SIZE(lines)) {
+            line = PyList_GET_ITEM(lines, index);
+            if (!PyUnicode_Check(line))
+                goto done;
+            t = text_of(line);
+            if (!skipped_line(&t))
+                break;
+            offset += t.len + 1;
+            index++;
+        }
+        if (index >= PyList_GET_SIZE(lines))
+            goto done;
+        PyObject *name, *sig;
+        int entry;
+        Py_ssize_t column;
+        Py_INCREF(line);
+        int found = header_line(&c, line, &t, &name, &entry, &sig, &column);
+        Py_DECREF(line);
+        if (found < 0)
+            goto error;
+        if (found == 0)
+            goto done;
+        PyObject *values[5] = {name, Py_NewRef(entry ? Py_True : Py_False), sig,
+                               PyLong_FromSsize_t(offset + column), PyLong_FromSsize_t(index)};
+        for (int i = 0; i < 5; i++) {
+            if (values[i] == NULL) {
+                for (int j = i; j < 5; j++)
+                    Py_XDECREF(values[j]);
+                goto error;
+            }
+            PyList_SetItem(head, i, values[i]); /* steals */
+        }
+        instructions = PyList_New(0);
+        if (instructions == NULL)
+            goto error;
         offset += t.len + 1;
         index++;
     }
-    return Py_BuildValue("(nn)", index, offset);
+done:;
+    PyObject *out = Py_BuildValue("(nnO)", index, offset, instructions ? instructions : Py_None);
+    Py_XDECREF(instructions);
+    return out;
+error:
+    Py_XDECREF(instructions);
+    return NULL;
 }
 
 /* The positions of the commas of `t` at bracket depth 0, outside strings (`"`...`"` as
@@ -1278,7 +1566,11 @@ static PyObject *signature(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (!params_args_ok(args, nargs,
                         "signature(text: str, shapes: dict, shape_fn, ParameterDecl: type)"))
         return NULL;
-    PyObject *text = args[0];
+    return read_signature(args[0], args[1], args[2], args[3]);
+}
+
+/* `signature` on checked arguments (`text` a str, `shapes` a dict, `decl` a type). */
+static PyObject *read_signature(PyObject *text, PyObject *shapes, PyObject *shape_fn, PyObject *decl) {
     Text t = text_of(text);
     /* _SIGNATURE: \((.*)\)[ \t]*->[ \t]*(.*?)[ \t]*$ -- the greedy group ends at the last `)`
      * followed by blanks and `->`; `.` stops at a line break, which then declines. */
@@ -1324,7 +1616,7 @@ static PyObject *signature(PyObject *self, PyObject *const *args, Py_ssize_t nar
     PyObject *params_text = PyUnicode_Substring(text, 1, close);
     if (params_text == NULL)
         return NULL;
-    PyObject *params = read_flat_params(params_text, args[1], args[2], args[3]);
+    PyObject *params = read_flat_params(params_text, shapes, shape_fn, decl);
     if (params == Py_None) {
         /* flat_params declines blank text, which `_signature` reads as no parameters. */
         Py_ssize_t k = 0, n = PyUnicode_GET_LENGTH(params_text);
@@ -1345,7 +1637,7 @@ static PyObject *signature(PyObject *self, PyObject *const *args, Py_ssize_t nar
         Py_DECREF(tuple);
         return NULL;
     }
-    PyObject *result = PyObject_CallOneArg(args[2], result_text);
+    PyObject *result = PyObject_CallOneArg(shape_fn, result_text);
     Py_DECREF(result_text);
     if (result == NULL) {
         Py_DECREF(tuple);

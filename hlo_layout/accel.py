@@ -21,7 +21,7 @@ PURE_PYTHON_ENV = "HLO_LAYOUT_PURE_PYTHON"
 
 #: Every accelerator and the ABI its Python caller expects (one line per `setup.py` entry).
 ABIS: dict[str, int] = {
-    "_hlo_layout_scan": 6,  # syntax/scan.py: _scan_lines, attribute_spans, _tail_ok, ...
+    "_hlo_layout_scan": 7,  # syntax/scan.py: _scan_lines, attribute_spans, _tail_ok, ...
     "_hlo_layout_heap": 1,  # memory/heap_simulator.py: _Packer's best-fit loop
     "_hlo_layout_json": 3,  # report/model.py: computation_pieces (InstructionText.add)
 }

@@ -15,7 +15,7 @@ PACKAGE = REPO / "hlo_layout"
 
 #: Bottom to top. Within a layer, a group imports only the groups listed before it in the layer.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("printable", "errors", "limits", "units", "strides", "collector", "accel")),
+    ("base", ("printable", "errors", "limits", "units", "strides", "collector", "accel", "compat")),
     ("syntax", ("syntax",)),
     ("layout", ("layout",)),
     ("analyses", ("memory", "indexing", "interop", "cost")),
@@ -132,3 +132,41 @@ def test_analyses_open_no_files(path: Path) -> None:
     if relative in (*exempt, "syntax/lexicon_files.py"):
         return
     assert not calls, f"{relative} opens files (lines {calls}): the reader hands it what it needs"
+
+
+#: What only `hlo_layout/compat/` may touch of Lark and Typer: their modules other than the
+#: public ones, and their private names (`Token._future_new`, `scanner._mres`, ...).
+_PUBLIC_MODULES = {"lark", "lark.exceptions", "typer", "typer.core", "typer.testing"}
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_dependency_internals_only_in_compat(path: Path) -> None:
+    """Lark's and Typer's internals are reached from one module per dependency
+    (`compat/lark.py`, `compat/typer.py`), version-checked there; the rest uses their public
+    API, so a release that moves an internal breaks one small module."""
+    if path.relative_to(PACKAGE).parts[0] == "compat":
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            top = node.module.split(".")[0]
+            if top in ("lark", "typer") and (
+                node.module not in _PUBLIC_MODULES
+                or any(a.name.startswith("_") for a in node.names)
+            ):
+                bad.append(f"line {node.lineno}: from {node.module} import ...")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] in ("lark", "typer") and a.name not in _PUBLIC_MODULES:
+                    bad.append(f"line {node.lineno}: import {a.name}")
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("lark", "typer", "Token", "Lark", "Transformer", "rich_utils")
+        ):
+            bad.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+    relative = path.relative_to(PACKAGE).as_posix()
+    assert not bad, f"{relative} reaches a dependency's internals (use hlo_layout/compat): {bad}"

@@ -19,6 +19,7 @@ from hlo_layout.cli import (
     fast_params,
     help_format,  # plain metavars and reflowed paragraphs in every help
 )
+from hlo_layout.compat import typer as typer_compat
 
 #: Command name -> module under `hlo_layout.cli` that defines it, in `--help` order. To add a
 #: command: a module with `@app.command()` and one line here.
@@ -47,11 +48,7 @@ class LazyGroup(TyperGroup):
             return
         importlib.import_module(f"hlo_layout.cli.{module}")
         for info in app.registered_commands:
-            command = typer.main.get_command_from_info(
-                info,
-                pretty_exceptions_short=app.pretty_exceptions_short,
-                rich_markup_mode=app.rich_markup_mode,
-            )
+            command = typer_compat.command_from_info(info, app)
             if command.name and command.name not in self.commands:
                 self.add_command(command)
 

@@ -8,8 +8,8 @@ the values it is sure of (a str, a decimal integer within the declared bounds, a
 value) exactly as the adapter would, and hands anything else to Typer's own adapter, so every
 error message and every unusual spelling (`+1`, `1_0`, a case-folded choice) stays Typer's.
 `tests/cli/test_fast_params.py` checks both give the same value for every parameter of every
-command. On a Typer without this machinery (no `typer.core._TyperParameter` or
-`typer._coercion`), `install` does nothing.
+command. Typer's coercion machinery is private: `hlo_layout/compat/typer.py` reaches it, and on
+a Typer outside the versions it was tested with, `install` does nothing.
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ import re
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
-try:  # Typer's private coercion seam; absent in Typer versions that do not use pydantic.
-    from typer._coercion import RuntimeParam, build_runtime_param
-    from typer.core import _TyperParameter
-except ImportError:  # pragma: no cover - depends on the installed Typer
-    RuntimeParam = None  # type: ignore[assignment,misc]
-    _TyperParameter = None  # type: ignore[assignment,misc]
+from hlo_layout.compat import typer as compat
+
+_COERCION: tuple[Any, Any] = compat.coercion_classes() or (None, None)
+#: Typer's coercion class and its builder (None: a Typer whose coercion we leave alone).
+RuntimeParam, build_runtime_param = _COERCION
 
 __all__ = ["install"]
 
@@ -131,19 +130,7 @@ def _plain(param: Any) -> bool:
 def install() -> None:
     """Make every Typer parameter of plain type use the fast coercion (idempotent).
 
-    Typer builds a parameter's coercion lazily in `_TyperParameter.get_runtime_param`, including
-    for the options it adds itself (`--help`, `--install-completion`); wrapping that one method
-    covers them all."""
-    if RuntimeParam is None or _TyperParameter is None:
-        return
-    original = _TyperParameter.get_runtime_param
-    if getattr(original, "_hlo_layout_fast", False):
-        return
-
-    def get_runtime_param(self: Any) -> Any:
-        if getattr(self, "_runtime_param", None) is None and _plain(self):
-            self._runtime_param = _FastRuntimeParam(self)
-        return original(self)
-
-    get_runtime_param._hlo_layout_fast = True  # type: ignore[attr-defined]
-    _TyperParameter.get_runtime_param = get_runtime_param  # type: ignore[method-assign]
+    Typer builds a parameter's coercion lazily, the first time it is asked for, including for
+    the options it adds itself (`--help`, `--install-completion`): the hook covers them all."""
+    if RuntimeParam is not None:
+        compat.wrap_runtime_param(lambda param: _FastRuntimeParam(param) if _plain(param) else None)

@@ -3,7 +3,8 @@ reflowed to the terminal (never broken where the source line ended), in a comman
 and in the root help's list of commands (`short_help`).
 
 Imported by `cli/app.py`, so that the root `--help` (which loads no command module) and every
-command's help print alike.
+command's help print alike. Typer has no public switch for either: `hlo_layout/compat/typer.py`
+makes the changes (none on a Typer it was not tested with: help then prints as Typer's).
 """
 
 from __future__ import annotations
@@ -11,28 +12,26 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from hlo_layout.compat import typer as compat
+
 
 def _plain_metavars() -> None:
     """Help shows metavars as ruff and uv do (`PATH`, `SIZE`, `N`), never Python types
     (`<list[Path]>`, `<bool>`, `<int range>`): an argument's name already says what it takes,
-    a flag takes nothing, an option shows its metavar. (Typer prints the type column from
-    `display_type_rich`; this is the one place we override it.)"""
-    from typer.core import TyperArgument, TyperOption
-
-    original = TyperOption.display_type_rich
+    a flag takes nothing, an option shows its metavar. (This is the one place we change the
+    type column.)"""
 
     def argument_type(self: Any, ctx: Any) -> str | None:
         return None
 
-    def option_type(self: Any, ctx: Any) -> str | None:
+    def option_type(self: Any, ctx: Any, typer_type: Any) -> str | None:
         if self.is_flag or self.count:
             return None
         if self.metavar is not None:
             return str(self.metavar)
-        return original(self, ctx)
+        return typer_type(self, ctx)  # type: ignore[no-any-return]
 
-    TyperArgument.display_type_rich = argument_type  # type: ignore[method-assign]
-    TyperOption.display_type_rich = option_type  # type: ignore[method-assign]
+    compat.patch_display_types(argument_type, option_type)
 
 
 def unwrap_paragraph(paragraph: str) -> str:
@@ -59,31 +58,17 @@ def short_help(help_text: str | None) -> str | None:
     return unwrap_paragraph(first)
 
 
-def _reflowed_paragraphs() -> None:
-    """Typer's Rich help keeps the docstring's single line breaks after the first paragraph
-    (`typer.rich_utils._fix_linebreaks`), so help wrapped mid-sentence at any width but the
-    source's; we join them (the one place help text is formatted)."""
-    from typer import rich_utils
-
-    def fix_linebreaks(paragraphs: list[str], markup_mode: Any) -> str:
-        return "\n\n".join(unwrap_paragraph(p) for p in paragraphs)
-
-    rich_utils._fix_linebreaks = fix_linebreaks  # type: ignore[attr-defined]
+def _join_paragraphs(paragraphs: list[str], markup_mode: Any) -> str:
+    """Typer's Rich help keeps the docstring's single line breaks after the first paragraph,
+    so help wrapped mid-sentence at any width but the source's; we join them (the one place
+    help text is formatted)."""
+    return "\n\n".join(unwrap_paragraph(p) for p in paragraphs)
 
 
 def _reflow_when_help_prints() -> None:
-    """Patch Typer's help formatter only when a help page is drawn: `typer.rich_utils` pulls in
-    rich.markdown and friends (~0.1 s), which a command that prints no help should not pay."""
-    from typer.core import TyperCommand, TyperGroup
-
-    for cls in (TyperCommand, TyperGroup):
-        original = cls.format_help
-
-        def format_help(self: Any, ctx: Any, formatter: Any, _original: Any = original) -> Any:
-            _reflowed_paragraphs()
-            return _original(self, ctx, formatter)
-
-        cls.format_help = format_help  # type: ignore[method-assign]
+    """Change Typer's help formatter only when a help page is drawn: its Rich help module pulls
+    in rich.markdown and friends (~0.1 s), which a command that prints no help should not pay."""
+    compat.before_help(lambda: compat.set_paragraph_joiner(_join_paragraphs))
 
 
 _plain_metavars()

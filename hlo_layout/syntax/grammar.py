@@ -34,6 +34,7 @@ from typing import Any
 from lark import Lark, Token, Transformer, v_args
 
 from hlo_layout import limits
+from hlo_layout.compat import lark as compat
 from hlo_layout.errors import HloSemanticError, Source, Span
 from hlo_layout.syntax import values as V
 from hlo_layout.syntax.assemble import finish_items
@@ -135,17 +136,12 @@ def _callback(cls: type, name: str) -> tuple[Any, int] | None:
     Looked up once per class (`_actions`): Lark's `Transformer._call_userfunc` did it with
     `getattr` on every node, and a `v_args` callback's `__get__` builds a new wrapper each time
     (`functools.update_wrapper`)."""
-    from lark.visitors import _vargs_inline, _vargs_meta, _VArgsWrapper
-
-    member = inspect.getattr_static(cls, name, None)
+    member = compat.static_member(cls, name)
     if member is None:
         return None
-    if isinstance(member, _VArgsWrapper):
-        if member.visit_wrapper is _vargs_inline:
-            return (member.base_func, _INLINE)
-        if member.visit_wrapper is _vargs_meta:
-            return (member.base_func, _META)
-        raise TypeError(f"transformer callback {name!r} uses an unsupported v_args style")
+    wrapped = compat.v_args_style(member)
+    if wrapped is not None:
+        return (wrapped[0], _INLINE if wrapped[1] == compat.INLINE else _META)
     if inspect.isfunction(member):
         return (member, _LIST)
     raise TypeError(f"transformer callback {name!r} is not a function")
@@ -171,20 +167,14 @@ def _reduction(cls: type, rule: Any) -> tuple:
     indices of the children passed on (`(index, inlined)` pairs when an inlined `_rule`'s children
     are spliced in), or None when all are; `passthrough` when the rule is one symbol that stands
     for itself (`?value: value_primary`): its value, span and depth are its child's."""
-    options = rule.options
-    kept = [
-        (i, not sym.is_term and sym.name.startswith("_"))
-        for i, sym in enumerate(rule.expansion)
-        if options.keep_all_tokens or not (sym.is_term and sym.filter_out)
-    ]
+    origin, name, expand1, symbols = compat.rule_facts(rule)
+    kept = [(i, inlined) for i, (passed, inlined) in enumerate(symbols) if passed]
     expanding = any(inlined for _, inlined in kept)
     indices: Any = None
     if expanding:
         indices = tuple(kept)
-    elif len(kept) < len(rule.expansion):
+    elif len(kept) < len(symbols):
         indices = tuple(i for i, _ in kept)
-    name = rule.alias or options.template_source or rule.origin.name
-    expand1 = bool(options.expand1) and not rule.alias
     if name.startswith("_"):
         if expand1:
             raise TypeError(f"inlined rule {name!r} cannot also be a ?rule")
@@ -192,9 +182,8 @@ def _reduction(cls: type, rule: Any) -> tuple:
     else:
         found = _callback(cls, name)
         style, function = found[::-1] if found is not None else (_DEFAULT, None)
-    size = len(rule.expansion)
+    size = len(symbols)
     passthrough = expand1 and size == 1 and kept == [(0, False)]
-    origin = rule.origin.name
     return (size, origin, indices, expanding, expand1, style, function, name, passthrough)
 
 
@@ -210,15 +199,12 @@ def _actions(cls: type) -> dict[Any, dict[str, tuple[int, Any]]]:
     subclass overrides callbacks."""
     table = cls.__dict__.get("_lalr_actions")
     if table is None:
-        from lark.parsers.lalr_analysis import Shift
-
-        parse_table = lark_parser().parser.parser.parser.parse_table
         reductions: dict[Any, tuple] = {}
         table = {}
-        for state, actions in parse_table.states.items():
+        for state, actions in compat.table_rows(lark_parser()):
             row = {}
-            for symbol, (action, arg) in actions.items():
-                if action is Shift:
+            for symbol, shift, arg in actions:
+                if shift:
                     row[symbol] = (_SHIFT, arg)
                 else:
                     if arg not in reductions:
@@ -230,21 +216,7 @@ def _actions(cls: type) -> dict[Any, dict[str, tuple[int, Any]]]:
     return table  # type: ignore[no-any-return]
 
 
-@functools.cache
-def _kept_terminals() -> frozenset[str]:
-    """The terminals some rule passes on to its callback (the others, punctuation, only mark
-    where a rule's text starts and ends)."""
-    from lark.grammar import Terminal
-
-    return frozenset(
-        sym.name
-        for rule in lark_parser().rules
-        for sym in rule.expansion
-        if isinstance(sym, Terminal) and (rule.options.keep_all_tokens or not sym.filter_out)
-    )
-
-
-def _lex(lexer: Any, text: str, parser_state: Any, kept: frozenset[str]) -> Any:
+def _lex(text: str, parser_state: Any, kept: frozenset[str]) -> Any:
     """`(type, token, start, end)` for each token of `text` and then `$END`, as Lark's
     `ContextualLexer` gives them to `_Parser.parse_from_state`, with the lexer's loop
     (`BasicLexer.next_token`) inlined: each token is matched by the scanner of the parser's
@@ -253,35 +225,28 @@ def _lex(lexer: Any, text: str, parser_state: Any, kept: frozenset[str]) -> Any:
     Tokens carry positions, not lines and columns (nothing reads them). Where no terminal
     matches, Lark's own lexer takes over at that position, so that it raises the error it raises
     (`UnexpectedToken` when a terminal of another state matches)."""
-    from lark.lexer import LexerState, LineCounter, TextSlice, Token
-
+    parser = lark_parser()
     size = len(text)
     pos = 0
     last: tuple = ()
-    lexers = lexer.lexers
     stack = parser_state.state_stack
     scanners: dict[int, tuple] = {}
-    new = Token._future_new  # Token(...) without its check for a deprecated keyword
+    new = compat.new_token
     state = None
     while pos < size:
         if stack[-1] != state:  # the parser moved: the next token is read with its scanner
             state = stack[-1]
             scanner = scanners.get(state)
             if scanner is None:
-                basic = lexers[state]
-                mres = tuple(basic.scanner._mres)  # builds the scanner and `callback`
-                scanner = scanners[state] = (mres, basic.ignore_types, basic.callback)
+                scanner = scanners[state] = compat.state_scanner(parser, state)
             mres, ignore_types, callbacks = scanner
         for mre in mres:
             m = mre.match(text, pos)
             if m:
                 break
         else:
-            line_ctr = LineCounter("\n")
-            line_ctr.feed(text[:pos])
             previous = _token(text, *last) if last else None
-            lexer_state = LexerState(TextSlice(text, 0, size), line_ctr, previous)
-            for token in lexer.lex(lexer_state, parser_state):
+            for token in compat.lark_lex(parser, text, pos, previous, parser_state):
                 last = (token.type, token, token.start_pos, token.end_pos)
                 yield last
             break
@@ -289,26 +254,24 @@ def _lex(lexer: Any, text: str, parser_state: Any, kept: frozenset[str]) -> Any:
         end = m.end()
         if type_ not in ignore_types:
             if type_ in callbacks:
-                token = callbacks[type_](new(type_, m.group(0), pos, None, None, None, None, end))
+                token = callbacks[type_](new(type_, m.group(0), pos, end))
                 last = (token.type, token, pos, end)
             elif type_ in kept:
-                last = (type_, new(type_, m.group(0), pos, None, None, None, None, end), pos, end)
+                last = (type_, new(type_, m.group(0), pos, end), pos, end)
             else:
                 last = (type_, None, pos, end)
             yield last
         pos = end
     if last:
-        yield ("$END", Token.new_borrow_pos("$END", "", _token(text, *last)), last[2], last[3])
+        yield ("$END", compat.end_token(_token(text, *last)), last[2], last[3])
     else:
-        yield ("$END", Token("$END", "", 0, 1, 1), 0, None)
+        yield ("$END", compat.end_token(None), 0, None)
 
 
 def _token(text: str, type_: str, token: Any, start: int, end: int) -> Any:
     """The Lark Token `_lex` gave, or made now for a terminal it gave without one."""
-    from lark.lexer import Token
-
     if token is None:
-        token = Token(type_, text[start:end], start, None, None, None, None, end)
+        token = compat.new_token(type_, text[start:end], start, end)
     return token
 
 
@@ -334,12 +297,20 @@ ENTRY %main (p: f32[8,128]) -> f32[8,128] {
 
 
 @functools.cache
+def _kept_terminals() -> frozenset[str]:
+    return compat.kept_terminals(lark_parser())
+
+
+@functools.cache
 def _tree_free_ok() -> bool:
     """Whether `_parse_tree_free` works with the installed Lark: it reads Lark's parse tables,
-    lexers and Token internals, so it must give what Lark's own parse and transform give on a
-    probe text, or the grammar tier uses those (slower, never wrong)."""
+    lexers and Token internals (through `hlo_layout/compat/lark.py`), so the Lark must be one
+    that module was tested with and the driver must give what Lark's own parse and transform
+    give on a probe text, or the grammar tier uses those (slower, never wrong)."""
     from hlo_layout.errors import Source as _Source
 
+    if not compat.usable():
+        return False  # a Lark the internals were not tested with: its public parse, slower
     source = _Source(_PROBE_MODULE, "<probe>")
     try:
         fast = _parse_tree_free(_PROBE_MODULE, "start", HloTransformer(source))
@@ -385,13 +356,8 @@ def _parse_tree_free(text: str, start: str, transformer: HloTransformer | None) 
     about half the recursion limit (two frames a level), which `lark_parse` reports as input
     nested too deeply: a deeper Tree fails so here too (a RecursionError, kept likewise)."""
     from lark.exceptions import GrammarError, UnexpectedToken, VisitError
-    from lark.parsers.lalr_parser_state import ParseConf, ParserState
 
-    frontend = lark_parser().parser
-    parse_table = frontend.parser.parser.parse_table
-    conf = ParseConf(parse_table, {}, frontend._verify_start(start))
-    lark_states = parse_table.states
-    end_state = conf.end_state
+    parser = lark_parser()
     table = _actions(HloTransformer if transformer is None else type(transformer))
     building = transformer is not None
     # Two frames a Tree level, less the frames below Lark's transform in a top-level parse: the
@@ -401,21 +367,19 @@ def _parse_tree_free(text: str, start: str, transformer: HloTransformer | None) 
 
     # The stacks of Lark's ParserState, and beside the values where each value's text starts
     # and ends (None when it holds no token) and the depth of the Tree Lark would have built.
-    state_stack = [conf.start_state]
+    state_stack: list[Any] = []
     values: list[Any] = []
     starts: list[int | None] = []
     ends: list[int | None] = []
     depths: list[int] = []
-    parser_state = ParserState(conf, None, state_stack, values)  # type: ignore[arg-type]  # for Lark's lexer
+    parser_state, end_state = compat.parser_state(parser, start, state_stack, values)
 
-    for type_, token, token_start, token_end in _lex(
-        frontend.lexer, text, parser_state, _kept_terminals()
-    ):
+    for type_, token, token_start, token_end in _lex(text, parser_state, _kept_terminals()):
         while True:
             state = state_stack[-1]
             entry = table[state].get(type_)
             if entry is None:
-                expected = {s for s in lark_states[state] if s.isupper()}
+                expected = compat.expected(parser, state)
                 token = _token(text, type_, token, token_start, token_end)
                 raise UnexpectedToken(token, expected, state=parser_state, interactive_parser=None)
             kind, arg = entry

@@ -13,11 +13,11 @@ from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hlo_layout.errors import HloSemanticError, Span
-from hlo_layout.syntax.lexicon import LINE_STRING, pattern
+from hlo_layout.syntax.lexicon import pattern
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION
 
 if TYPE_CHECKING:
-    from hlo_layout.syntax.tree import Computation, Instruction, Module
+    from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
 
 #: Finds, in an unsplit attribute tail, every word that may be a key naming called
 #: computations (a whole word: not `_xla_calls` nor `%calls`; also inside strings or nested
@@ -25,17 +25,15 @@ if TYPE_CHECKING:
 CALLS_RE = re.compile(
     pattern(r"(?<![%#]|{WORD_CHAR})(" + "|".join(CALLED_COMPUTATION_KEYS) + r")(?!{NAME_CHAR})")
 )
-_CALLEE_NAME = pattern(r"%?({NAME_RUN})")  # a value: a name or an integer
-#: What follows a called-computation key in the forms XLA prints: `=%name` or `={%a, %b}`,
-#: then the end of the attribute.
+#: A called-computation key's value in the forms XLA prints: `%name` or `{%a, %b}`.
 _CALLEE_VALUE = re.compile(
     pattern(
-        r"{B}*={B}*(?:" + _CALLEE_NAME + r'|\{({B}*(?:%?[^\s,{}()\[\]"=:/<>]+'
-        r'(?:{B}*,{B}*%?[^\s,{}()\[\]"=:/<>]+)*)?{B}*)\}){B}*(?:,|$)'
+        r"%?({NAME_RUN})"
+        r'|\{({B}*(?:%?[^\s,{}()\[\]"=:/<>]+(?:{B}*,{B}*%?[^\s,{}()\[\]"=:/<>]+)*)?{B}*)\}'
     )
 )
-_FLAT_NAME = re.compile(_CALLEE_NAME)
-_STRING = re.compile(LINE_STRING)
+_FLAT_NAME = re.compile(pattern(r"%?({NAME_RUN})"))  # a value: a name or an integer
+_CALLED_KEYS = frozenset(CALLED_COMPUTATION_KEYS)
 
 
 #: tail_callees' answers by tail text: a dump repeats its tails (and the scanner has already
@@ -44,13 +42,19 @@ _TAIL_CALLEES: dict[str, tuple[str, ...] | None] = {}
 _MISSING: Any = object()
 
 
-def tail_callees(tail: str) -> tuple[str, ...] | None:
-    """`_tail_callees(tail)`, memoized by text (bounded)."""
+def tail_callees(attributes: LazyAttributes) -> tuple[str, ...] | None:
+    """The computations an unsplit attribute tail calls, in attribute order, read from the
+    scanner's spans (`LazyAttributes.spans`: no attribute is made); None when a called key's
+    value is in another form (then `called_computations` splits). Memoized by text (bounded).
+    A tail that names no called-computation key outside its strings (most: `metadata` alone)
+    is not split to learn that."""
+    tail = attributes._text
     found = _TAIL_CALLEES.get(tail, _MISSING)
     if found is _MISSING:
         if len(_TAIL_CALLEES) > 65_536:
             _TAIL_CALLEES.clear()
-        found = _TAIL_CALLEES[tail] = _tail_callees(tail)
+        found = () if CALLS_RE.search(tail) is None else _tail_callees(tail, attributes.spans())
+        _TAIL_CALLEES[tail] = found
     return found
 
 
@@ -60,27 +64,17 @@ def forget_tails() -> None:
     _TAIL_CALLEES.clear()
 
 
-def _tail_callees(tail: str) -> tuple[str, ...] | None:
-    """The computations an unsplit, validated attribute tail calls, in attribute order, without
-    splitting it; None when a key is written in a form this does not read (then split).
-
-    A candidate key inside a string or a nested group is not a key; one at the top level must be
-    preceded by `,` and followed by `=%name` or `={%a, %b}` (the forms `attrs.computation_names`
-    reads), else None. Mirrors what splitting gives, which tests/syntax/test_callees.py checks."""
-    if "/*" in tail:
+def _tail_callees(tail: str, spans: tuple[int, ...]) -> tuple[str, ...] | None:
+    """`tail_callees` of a tail split into `spans` (None where the grammar split it): the
+    values of its called-computation keys in the forms `attrs.computation_names` reads alike."""
+    if not spans:
         return None
     out: list[str] = []
-    for m in CALLS_RE.finditer(tail):
-        before = tail[: m.start()]
-        if '"' in before:
-            before = _STRING.sub("", before)
-            if '"' in before:
-                continue  # inside a string
-        opened = before.count("{") + before.count("(") + before.count("[")
-        if opened != before.count("}") + before.count(")") + before.count("]"):
-            continue  # inside a nested group
-        value = _CALLEE_VALUE.match(tail, m.end())
-        if value is None or not before.rstrip(" \t").endswith(","):
+    for k in range(0, len(spans), 4):
+        if tail[spans[k] : spans[k + 1]] not in _CALLED_KEYS:
+            continue
+        value = _CALLEE_VALUE.fullmatch(tail, spans[k + 2], spans[k + 3])
+        if value is None:
             return None
         name, group = value.groups()
         if name is not None:
@@ -108,7 +102,7 @@ def instructions_calling(computation: Computation) -> Iterator[Instruction]:
     for i in computation.instructions:
         attributes = i.attributes
         if not attributes or (
-            type(attributes) is LazyAttributes and tail_callees(attributes._text) == ()
+            type(attributes) is LazyAttributes and tail_callees(attributes) == ()
         ):
             continue
         yield i
@@ -142,7 +136,7 @@ def calls(module: Module) -> Calls:
             if not attributes:
                 continue
             # An unsplit tail is asked once (`called_computations` would ask again).
-            names = tail_callees(attributes._text) if type(attributes) is LazyAttributes else None
+            names = tail_callees(attributes) if type(attributes) is LazyAttributes else None
             if names is None:
                 names = i.called_computations
             if names:

@@ -16,6 +16,7 @@ import dataclasses
 import itertools
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from hlo_layout import accel
 from hlo_layout.errors import HloLayoutError, Source, Span
@@ -847,13 +848,20 @@ def _scan_lines(
     n = len(lines)
     run = _accel.run if _accel is not None else None
     ctx: tuple[object, ...] = (source, shapes, opcodes, operand_cache, tails, _shape, _tail_kind)
-    ctx += (lazy, split, Instruction, Operand, Span)
+    ctx += (lazy, split, Instruction, Operand, Span, ParameterDecl, Computation)
+    # The compiled loop closes computations into `items` itself, unless progress is reported
+    # (which happens here, as a computation ends).
+    closes = items if report is None else None
     while index < n:
         if instructions is not None and run is not None:
             # The compiled loop takes the common lines whole (and the lines whose operands carry
-            # their shapes, as `_slow_instruction` reads them) and stops at the first line it
-            # does not, which the code below reads (and declines, or raises) as without it.
-            index, offset = run(lines, index, offset, instructions, ctx)
+            # their shapes, as `_slow_instruction` reads them), a computation's lone `}` and the
+            # plain header of the next one, as the code below reads them, and stops at the
+            # first line it does not take, which the code below reads (and declines, or
+            # raises) as without it.
+            head: list[Any] = [comp_name, comp_entry, comp_sig, comp_start, comp_line]
+            index, offset, instructions = run(lines, index, offset, instructions, ctx, head, closes)
+            comp_name, comp_entry, comp_sig, comp_start, comp_line = head
             if index >= n:
                 break
         line = lines[index]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple, Protocol, overload
 
 from hlo_layout.errors import Span
@@ -215,7 +216,7 @@ class Instruction(NamedTuple):
         if not attributes:
             return ()
         if type(attributes) is LazyAttributes:
-            found = index.tail_callees(attributes._text)  # found without splitting the tail
+            found = index.tail_callees(attributes)  # found without making attributes
             if found is not None:
                 return found
         from hlo_layout.syntax.attrs import computation_names  # only to split: not per call
@@ -238,6 +239,9 @@ class Instruction(NamedTuple):
                 return leading.group(1)
         a = self.attr("kind")
         return a.raw if a is not None else None
+
+
+_INSTRUCTION_NAME = itemgetter(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,9 +277,10 @@ class Computation:
     _cache: dict[str, object] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        by_name = self._by_name
-        for instruction in self.instructions:
-            by_name.setdefault(instruction.name, instruction)
+        # The first instruction of a name, as `setdefault` in text order keeps it: the last
+        # one written in reverse order (C-level loops: every parse builds this index).
+        instructions = self.instructions[::-1]
+        self._by_name.update(zip(map(_INSTRUCTION_NAME, instructions), instructions))
 
     def __getitem__(self, name: str) -> Instruction:
         return self._by_name[name.removeprefix("%")]

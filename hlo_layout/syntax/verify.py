@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 
 from hlo_layout.errors import HloSemanticError, Span
 from hlo_layout.syntax.index import call_cycle, walk_calls
 from hlo_layout.syntax.shape import ArrayShape, BufferShape, TupleShape
-from hlo_layout.syntax.shape_inference import dot_dimensions, dot_dimensions_problem
-from hlo_layout.syntax.tree import Computation, Module, Operand
+from hlo_layout.syntax.shape_inference import DotDims, dot_dimensions, dot_dimensions_problem
+from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module, Operand
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +50,7 @@ def computation_problems(computation: Computation) -> list[Problem]:
     unique = len(by_name) == len(instructions)
     if unique and (
         computation.synthetic
-        or not {o.name for i in instructions for o in i.operands}.difference(by_name)
+        or by_name.keys() >= set(map(_NAME, chain.from_iterable(map(_OPERANDS, instructions))))
     ):
         return _dot_problems(computation)
     problems: list[Problem] = []
@@ -93,7 +95,7 @@ def _dot_problems(computation: Computation) -> list[Problem]:
         if None in ranks:
             continue  # an operand that is not an array, or undefined: said elsewhere
         try:
-            numbers = dot_dimensions(instruction)
+            numbers = _dot_numbers(instruction)
         except HloSemanticError as e:
             problem: str | None = e.message
         else:
@@ -108,6 +110,26 @@ def _dot_problems(computation: Computation) -> list[Problem]:
                 )
             )
     return problems
+
+
+#: Operand.name and Instruction.operands as C-level getters (the check runs on every parse).
+_NAME = itemgetter(0)
+_OPERANDS = itemgetter(3)
+#: `dot_dimensions` by attribute text: a dump's thousands of dots hold a few distinct texts.
+_DOT_NUMBERS: dict[str, DotDims] = {}
+
+
+def _dot_numbers(instruction: Instruction) -> DotDims:
+    """`dot_dimensions(instruction)`, read once per distinct attribute text."""
+    attributes = instruction.attributes
+    if type(attributes) is not LazyAttributes:
+        return dot_dimensions(instruction)
+    found = _DOT_NUMBERS.get(attributes._text)
+    if found is None:
+        if len(_DOT_NUMBERS) > 4096:
+            _DOT_NUMBERS.clear()
+        found = _DOT_NUMBERS[attributes._text] = dot_dimensions(instruction)
+    return found
 
 
 def _rank(computation: Computation, operand: Operand) -> int | None:

@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 
 from hlo_layout.cli import fast_params
 from hlo_layout.cli.app import COMMANDS, app
+from hlo_layout.compat import typer as typer_compat
 
-typer_core = pytest.importorskip("typer.core")
-coercion = pytest.importorskip("typer._coercion")
 if fast_params.RuntimeParam is None:  # pragma: no cover - depends on the installed Typer
     pytest.skip("this Typer builds no pydantic adapters", allow_module_level=True)
 
@@ -27,7 +26,7 @@ def _params():
         group._load(name)
     for name, command in sorted(group.commands.items()):
         for param in command.params:
-            if isinstance(param, typer_core._TyperParameter) and fast_params._plain(param):
+            if typer_compat.is_typer_parameter(param) and fast_params._plain(param):
                 out.append(pytest.param(param, id=f"{name}:{param.name}"))
     return out
 
@@ -53,7 +52,7 @@ def test_every_plain_parameter_is_covered():
 @pytest.mark.parametrize("param", PARAMS)
 def test_fast_coercion_equals_typer_adapter(param):
     fast = fast_params._FastRuntimeParam(param)
-    slow = coercion.build_runtime_param(param.type_descriptor)
+    slow = fast_params.build_runtime_param(param.type_descriptor)
     values = [*_SAMPLES, [], ["1", "x"], ("a", "b"), None, 3, True]
     default = param.default
     if default is not None and not callable(default):
@@ -70,7 +69,7 @@ def _runtimes():
         (
             p.values[0],
             fast_params._FastRuntimeParam(p.values[0]),
-            coercion.build_runtime_param(p.values[0].type_descriptor),
+            fast_params.build_runtime_param(p.values[0].type_descriptor),
         )
         for p in PARAMS
     ]

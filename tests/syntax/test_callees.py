@@ -50,7 +50,7 @@ def _lazy_instructions(path):
 def test_corpus_callees_equal_split(path):
     for instruction in _lazy_instructions(path):
         attributes = instruction.attributes
-        found = tail_callees(attributes._text)
+        found = tail_callees(attributes)
         assert found is None or found == _split_callees(attributes), instruction
 
 
@@ -116,7 +116,7 @@ def test_examples(tail, expected):
     assert attributes is not None
     if expected is not None:
         assert _split_callees(attributes) == expected
-    assert tail_callees(attributes._text) == expected  # all in the forms read unsplit
+    assert tail_callees(attributes) == expected  # all in the forms read unsplit
 
 
 _PIECES = st.sampled_from(
@@ -146,5 +146,5 @@ def test_generated_tails_equal_split(pieces):
     attributes = _lazy_tail("".join(pieces))
     if attributes is None:
         return  # the scanner declined (or the grammar rejects): nothing unsplit to read
-    found = tail_callees(attributes._text)
+    found = tail_callees(attributes)
     assert found is None or found == _split_callees(attributes)

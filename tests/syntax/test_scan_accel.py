@@ -240,7 +240,9 @@ def test_escaped_quotes_cost_one_scan() -> None:
     start = time.process_time()
     assert COMPILED.skeleton(tail) == tail  # no string, no digit
     assert COMPILED.split_top(tail) == [(0, 0), (1, len(tail))]
-    assert COMPILED.run([line], 0, 0, [], _ctx(Source(line, "x"))) == (0, 0)
+    instructions: list[Instruction] = []
+    found = COMPILED.run([line], 0, 0, instructions, _ctx(Source(line, "x")), _HEAD, None)
+    assert found == (0, 0, instructions)
     assert time.process_time() - start < 2.0
 
 
@@ -252,7 +254,7 @@ def test_the_compiled_loop_takes_common_lines() -> None:
     source = Source("\n".join(lines), "x")
     instructions: list[Instruction] = []
     start = sum(len(x) + 1 for x in lines[:3])
-    index, offset = COMPILED.run(lines, 3, start, instructions, _ctx(source))
+    index, offset, _ = COMPILED.run(lines, 3, start, instructions, _ctx(source), _HEAD, None)
     assert lines[index] == "}"
     assert len(instructions) == index - 3 > 25
     assert offset == sum(len(x) + 1 for x in lines[:index])
@@ -279,7 +281,7 @@ def test_the_compiled_loop_takes_shaped_operand_lines() -> None:
     lines = [*_SHAPED_BODY, "  %m = f32[8]{0} add(f32[8]{0} %x, %b)", "}"]
     source = Source("\n".join(lines), "x")
     instructions: list[Instruction] = []
-    index, offset = COMPILED.run(lines, 0, 0, instructions, _ctx(source))
+    index, offset, _ = COMPILED.run(lines, 0, 0, instructions, _ctx(source), _HEAD, None)
     assert index == len(_SHAPED_BODY)  # the mixed list is the Python's
     assert offset == sum(len(x) + 1 for x in _SHAPED_BODY)
     start = len(lines[0]) + len(lines[1]) + 2
@@ -453,9 +455,13 @@ def test_shaped_operand_lines_written_wrong(monkeypatch: pytest.MonkeyPatch, lin
     _same(_shaped_module(line), monkeypatch)
 
 
+#: What `run` is told of the open computation (name, entry, signature, start, header line).
+_HEAD = ["c", False, None, 0, 0]
+
+
 def _ctx(source: Source) -> tuple:
     from hlo_layout.errors import Span
-    from hlo_layout.syntax.tree import Operand
+    from hlo_layout.syntax.tree import Operand, ParameterDecl
 
     split = scan.TailSplitter(source)
     memos: tuple[dict, ...] = ({}, {}, {}, {})
@@ -469,6 +475,8 @@ def _ctx(source: Source) -> tuple:
         Instruction,
         Operand,
         Span,
+        ParameterDecl,
+        Computation,
     )
 
 
@@ -476,10 +484,12 @@ def _ctx(source: Source) -> tuple:
     "args",
     [
         (),
-        ("not a list", 0, 0, [], None),
-        ([], 0, 0, [], (1, 2)),
-        ([1], 0, 0, [], "ctx"),
-        ([], "x", 0, [], "ctx"),
+        ("not a list", 0, 0, [], None, _HEAD, None),
+        ([], 0, 0, [], (1, 2), _HEAD, None),
+        ([1], 0, 0, [], "ctx", _HEAD, None),
+        ([], "x", 0, [], "ctx", _HEAD, None),
+        ([], 0, 0, [], "ctx", [], None),
+        ([], 0, 0, [], "ctx", _HEAD, ()),
     ],
 )
 def test_run_checks_its_arguments(args: tuple) -> None:
@@ -492,7 +502,7 @@ def test_run_checks_its_arguments(args: tuple) -> None:
 def test_run_rejects_a_non_string_line() -> None:
     assert COMPILED is not None
     with pytest.raises(TypeError):
-        COMPILED.run([b"  %a = f32[] add(%b)"], 0, 0, [], _ctx(Source("", "x")))
+        COMPILED.run([b"  %a = f32[] add(%b)"], 0, 0, [], _ctx(Source("", "x")), _HEAD, None)
 
 
 # NOTE: [long operand lists] in scan.py: the error of a piece read with its list runs blanked is
@@ -710,3 +720,78 @@ def test_signature_equals_python(text: str) -> None:
 
     declines = (scan.ScanFallback, HloLayoutError)
     assert _read(COMPILED, read, declines) == _read(None, read, declines)
+
+
+#: Computation headers and closing lines, well formed or not, and what may stand between them.
+_HEADERS = (
+    "%c{n} (p: f32[8]) -> f32[8] {{",
+    "ENTRY %c{n} (p: f32[8]{{0}}, q: s32[]) -> (f32[8], s32[]) {{",
+    "%c{n} {{",
+    "ENTRY %c{n} {{",
+    "c{n} (p: f32[8]) -> f32[8]  {{ ",
+    "%c{n} (p: (f32[8], s32[])) -> f32[8] {{",
+    "%c{n} (p: f32[8]) -> f32[8] {{ // note",
+    "%c{n} /* x */ (p: f32[8]) -> f32[8] {{",
+    "ENTRY {{",
+    "HloModule m{n} {{",
+    "%c{n} (p: f32[8]) -> f32[8] x {{",
+    "%c{n} (p: f32[8]) {{",
+    "%c{n} (p: f32[8]) -> f32[8] {{\r",
+)
+_CLOSERS = ("}", " }", "}\t", "}\f", '}, execution_thread="x"', "} // end", "}}")
+_BETWEEN = ("", " ", "// a comment", "\t", "/* c */")
+_BODIES = (
+    "  %p = f32[8]{0} parameter(0)",
+    "  %t = (f32[8]{0}, f32[8]{0}) tuple(%p, /*index=1*/%p)",
+    "  %t = (f32[8]{0}, f32[8]{0}) tuple(%p, /*index=1*/ %p, )",
+    "  %t = (f32[8]{0}, f32[8]{0}) tuple(/*a*/)",
+    "  %t = (f32[8]{0}, f32[8]{0}) tuple(%p#0, /*index=1*/%p#12)",
+    "  %t = (f32[8]{0}, f32[8]{0}) tuple(%p, /*index=1*/0)",
+    "  ROOT %r = f32[8]{0} copy(%p)",
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_HEADERS),
+            st.lists(st.sampled_from(_BODIES), max_size=4),
+            st.sampled_from(_CLOSERS),
+            st.sampled_from(_BETWEEN),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_computations_closed_and_opened(parts: list[tuple[str, list[str], str, str]]) -> None:
+    """Law: the compiled loop, which closes a computation at a lone `}` and reads the plain
+    header of the next one, builds the Python's trees (every span) or leaves the Python its
+    error, whatever the headers, closing lines and lines between them."""
+    lines = ["HloModule m", ""]
+    for n, (header, body, closer, between) in enumerate(parts):
+        lines += [header.format(n=n), *body, closer, between]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _same("\n".join(lines) + "\n", monkeypatch)
+
+
+def test_the_compiled_loop_runs_across_computations() -> None:
+    """Not a fallback in disguise: on plain computations `run` closes each and opens the next,
+    to the end of the text, once called."""
+    assert COMPILED is not None
+    text = "\n".join(
+        f"%c{n} (p: f32[8]) -> f32[8] {{\n  %p = f32[8]{{0}} parameter(0)\n"
+        "  %t = (f32[8]{0}, f32[8]{0}) tuple(%p, /*index=1*/%p)\n"
+        "  ROOT %r = f32[8]{0} copy(%p)\n}\n"
+        for n in range(50)
+    )
+    lines = text.split("\n")
+    source = Source(text, "x")
+    head: list[object] = ["c0", False, None, 0, 0]
+    items: list[object] = []
+    index, offset, open_list = COMPILED.run(
+        lines, 1, len(lines[0]) + 1, [], _ctx(source), head, items
+    )
+    assert (index, offset, open_list) == (len(lines), len(text) + 1, None)
+    assert [c.name for c in items] == [f"c{n}" for n in range(50)]  # type: ignore[attr-defined]
+    assert all(len(c.instructions) == 3 for c in items)  # type: ignore[attr-defined]

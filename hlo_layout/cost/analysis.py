@@ -42,7 +42,7 @@ from hlo_layout.cost.properties import (
 from hlo_layout.cost.registry import RULES, CostError, Node, SyntheticGte, Visit, elements
 from hlo_layout.cost.sizes import ShapeSize, xla_shape_size
 from hlo_layout.syntax import index
-from hlo_layout.syntax.opcodes import ASYNC_START, CONSTANT, PARAMETER, SEQUENTIAL_CALLERS
+from hlo_layout.syntax.opcodes import ASYNC_STARTS, CONSTANT, PARAMETER, SEQUENTIAL_CALLERS
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.shape_inference import xla_shape
 from hlo_layout.syntax.tree import Computation, Instruction, Module, Operand
@@ -355,7 +355,7 @@ class HloCostAnalysis:
             props = self._preprocess(signature)
             opcode = node.opcode
             rule = get_rule(opcode)
-            if rule is None and opcode.endswith("-start") and opcode not in ASYNC_START:
+            if rule is None and opcode.endswith("-start") and opcode not in ASYNC_STARTS:
                 rule = _handlers.async_sugar
             if rule is not None:
                 visit = Visit(self, view, node, props)

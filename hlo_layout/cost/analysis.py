@@ -42,22 +42,30 @@ from hlo_layout.cost.properties import (
 from hlo_layout.cost.registry import RULES, CostError, Node, SyntheticGte, Visit, elements
 from hlo_layout.cost.sizes import ShapeSize, xla_shape_size
 from hlo_layout.syntax import index
-from hlo_layout.syntax.opcodes import ASYNC_STARTS, CONSTANT, PARAMETER, SEQUENTIAL_CALLERS
-from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
-from hlo_layout.syntax.shape_inference import xla_shape
-from hlo_layout.syntax.tree import Computation, Instruction, Module, Operand
-
-#: Opcodes whose shape XLA's parser works out instead of reading the text's (xla_shape).
-_SHAPED_BY_XLA = frozenset(
-    {"send", "recv", "send-done", "recv-done", "outfeed", "after-all", "add-dependency", "constant"}
+from hlo_layout.syntax.opcodes import (
+    ADD_DEPENDENCY,
+    AFTER_ALL,
+    ASYNC_STARTS,
+    CALL,
+    CONDITIONAL,
+    CONSTANT,
+    CUSTOM_CALL,
+    DOMAIN,
+    GET_TUPLE_ELEMENT,
+    PARAMETER,
+    SEQUENTIAL_CALLERS,
+    WHILE,
 )
+from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
+from hlo_layout.syntax.shape_inference import XLA_SHAPED_OPCODES, xla_shape
+from hlo_layout.syntax.tree import Computation, Instruction, Module, Operand
 
 #: Opcodes whose handler clears `current_should_compute_bottleneck_time_`, so that the optimal
 #: seconds they set (or take from a subcomputation: -1 per custom-call) are summed as they are.
 KEEPS_OPTIMAL_SECONDS = frozenset(
     {
-        "parameter", "constant", "get-tuple-element", "domain", "after-all", "add-dependency",
-        "call", "custom-call", "while", "conditional",
+        PARAMETER, CONSTANT, GET_TUPLE_ELEMENT, DOMAIN, AFTER_ALL, ADD_DEPENDENCY,
+        CALL, CUSTOM_CALL, WHILE, CONDITIONAL,
     }
 )  # fmt: skip
 
@@ -100,7 +108,7 @@ class ComputationView:
         self._users: dict[str, list[Node]] | None = None
         self._shapes: dict[str, Shape] = {}
         for instruction in computation.instructions:
-            if instruction.opcode in _SHAPED_BY_XLA and _reshaped(instruction):
+            if instruction.opcode in XLA_SHAPED_OPCODES and _reshaped(instruction):
                 self._shapes[instruction.name] = xla_shape(
                     instruction, functools.partial(self._raw_operand_shape, instruction)
                 )

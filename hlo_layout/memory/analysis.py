@@ -28,6 +28,7 @@ from hlo_layout.memory.heap_simulator import union_spans
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.memory.metadata import SourceInfo
 from hlo_layout.memory.peak import SpaceFigures, compute_peak
+from hlo_layout.syntax.opcodes import CUSTOM_CALL
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
 from hlo_layout.syntax.tree import Instruction, Module
@@ -579,7 +580,7 @@ def _analyze(
         row_of_buffer[n] = len(bc.start)
         if (
             be.concat_views
-            and rep.instruction.opcode == "custom-call"
+            and rep.instruction.opcode == CUSTOM_CALL
             and not rep.index
             and custom_call_target(rep.instruction) in be.concat_views
         ):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from hlo_layout.errors import HloSemanticError, Span
 from hlo_layout.syntax.index import call_cycle, walk_calls
+from hlo_layout.syntax.opcodes import DOT
 from hlo_layout.syntax.shape import ArrayShape, BufferShape, TupleShape
 from hlo_layout.syntax.shape_inference import dot_dimensions, dot_dimensions_problem
 from hlo_layout.syntax.tree import Computation, Module, Operand
@@ -87,7 +88,7 @@ def _dot_problems(computation: Computation) -> list[Problem]:
     ShapeInference::ValidateDotDimensionNumbers): every analysis indexes dims by them."""
     problems = []
     for instruction in computation.instructions:
-        if instruction.opcode != "dot" or len(instruction.operands) < 2:
+        if instruction.opcode != DOT or len(instruction.operands) < 2:
             continue
         ranks = [_rank(computation, operand) for operand in instruction.operands[:2]]
         if None in ranks:

@@ -26,7 +26,6 @@ so no input can make us recurse deeply or repeat work.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 
 from hlo_layout.cost import fusion as _fusion
 from hlo_layout.cost import handlers as _handlers
@@ -53,7 +52,6 @@ from hlo_layout.syntax.opcodes import (
     DOMAIN,
     GET_TUPLE_ELEMENT,
     PARAMETER,
-    SEQUENTIAL_CALLERS,
     WHILE,
 )
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
@@ -231,49 +229,29 @@ def _synthesize(operand: Operand, producer: Instruction | None) -> SyntheticGte:
 
 
 def callees_first(module: Module, entry: Computation) -> list[tuple[Computation, bool]]:
-    """The computations reachable from `entry`, each after every computation it calls, with
-    whether it runs as code of its own (entry, or called only by while, conditional, call and
-    async-start: its instructions are reported one by one). Iterative; raises CostError at the
-    calling instruction when the call graph has a cycle, or names an unknown computation.
-
-    NOTE: [call-graph walk] A stand-in for the shared walk that rejects cycles
-    (syntax/index.py): swap the body for it when it lands.
-    """
+    """The computations reachable from `entry`, each after every computation it calls (the one
+    call-graph walk, `index.walk_calls`), with whether it runs as code of its own (entry, or
+    called only by while, conditional, call and async-start from code that does:
+    `index.computation_kinds`' `global`; its instructions are reported one by one). Raises
+    CostError at the call closing a cycle (the walk's message) or calling an unknown computation."""
     by_name = {c.name: c for c in module.computations}
-    order: list[Computation] = []
-    runs: dict[str, bool] = {entry.name: True}
-    state: dict[str, int] = {entry.name: 1}  # 1 on the stack, 2 done
-
-    def calls(computation: Computation) -> Iterator[tuple[str, Instruction]]:
-        for instruction in computation.instructions:
-            for name in instruction.called_computations:
-                yield name, instruction
-
-    stack: list[tuple[Computation, Iterator[tuple[str, Instruction]]]] = [(entry, calls(entry))]
-    while stack:
-        computation, it = stack[-1]
-        step = next(it, None)
-        if step is None:
-            stack.pop()
-            state[computation.name] = 2
-            order.append(computation)
-            continue
-        name, caller = step
-        callee = by_name.get(name)
-        if callee is None:
-            raise CostError(f"'{caller.name}' calls unknown computation '{name}'", caller.span)
-        if caller.opcode in SEQUENTIAL_CALLERS and runs.get(computation.name, False):
-            runs[name] = runs.get(name, False) or True
-        else:
-            runs.setdefault(name, False)
-        seen = state.get(name)
-        if seen == 1:
-            path = " → ".join([c.name for c, _ in stack] + [name])
-            raise CostError(f"the call graph has a cycle: {path}", caller.span)
-        if seen is None:
-            state[name] = 1
-            stack.append((callee, calls(callee)))
-    return [(c, runs.get(c.name, False)) for c in order]
+    edges = index.calls(module)
+    found = index.walk_calls([entry.name], edges, by_name)
+    if not isinstance(found, list):
+        cycle = index.cycle_error(*found)
+        raise CostError(cycle.message, cycle.span)
+    for name in found:
+        for caller, names in edges.get(name, ()):
+            unknown = next((n for n in names if n not in by_name), None)
+            if unknown is not None:
+                message = f"'{caller.name}' calls unknown computation '{unknown}'"
+                raise CostError(message, caller.span)
+    if entry is module.entry:
+        kinds = index.computation_kinds(module)
+    else:
+        calling = {c: [(i.opcode, names) for i, names in sites] for c, sites in edges.items()}
+        kinds = index.kinds_of_calls(entry.name, calling, by_name)
+    return [(by_name[name], kinds.get(name) == "global") for name in found]
 
 
 class HloCostAnalysis:

@@ -14,7 +14,7 @@ top-level value and is a position of the element's values, as in XLA.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
@@ -23,8 +23,12 @@ from hlo_layout.memory.backend import CPU, Backend
 from hlo_layout.memory.nesting import run_nested
 from hlo_layout.memory.schedule import scheduled_sequence
 from hlo_layout.syntax.attrs import int_value
-from hlo_layout.syntax.index import calls as call_edges
-from hlo_layout.syntax.index import cycle_error, instructions_calling, walk_calls
+from hlo_layout.syntax.index import (
+    computation_kinds,
+    cycle_error,
+    instructions_calling,
+    walk_calls,
+)
 from hlo_layout.syntax.opcodes import (
     ADD_DEPENDENCY,
     ALL_GATHER_DONE,
@@ -43,13 +47,11 @@ from hlo_layout.syntax.opcodes import (
     COPY_START,
     DOMAIN,
     FORWARDING,
-    FUSION,
     GET_TUPLE_ELEMENT,
     OPT_BARRIER,
     PARAMETER,
     RECV_DONE,
     SEND,
-    SEQUENTIAL_CALLERS,
     TUPLE,
     WHILE,
     WHILE_KEYS,
@@ -584,61 +586,6 @@ class DataflowAnalysis:
                         use = (c, i, k, index)
                         for v in values:  # one HloUse per (user, operand, index): no duplicates
                             v.uses.append(use)
-
-
-def computation_kinds(module: Module) -> dict[str, str]:
-    """`global` (the entry and callees of while/conditional/call/async-start from global code),
-    `thread_local` (reducers, comparators and other callees: XLA gives each of their buffers an
-    allocation of its own) or `fusion` (fusion bodies: no buffers). Unreached computations are
-    absent. Mirrors GatherComputationsByAllocationType (buffer_assignment.cc). Cached on the
-    module (a streamed skeleton module comes with its kinds: `report/skeleton.py`).
-    """
-    cache = module._cache
-    kinds = cache.get("kinds")
-    if kinds is None:
-        entry = module.entry
-        edges = {
-            caller: [(i.opcode, names) for i, names in found]
-            for caller, found in call_edges(module).items()
-        }
-        known = {c.name for c in module.computations}
-        kinds = cache["kinds"] = kinds_of_calls(
-            entry.name if entry is not None else None, edges, known
-        )
-    return kinds  # type: ignore[return-value]
-
-
-def kinds_of_calls(
-    entry: str | None,
-    edges: Mapping[str, Sequence[tuple[str, Sequence[str]]]],
-    known: Container[str],
-) -> dict[str, str]:
-    """`computation_kinds` over the call graph alone: `edges` gives each computation's calls as
-    (calling opcode, callee names); callees not `known` are skipped. The kinds are the fixpoint
-    of "the best rank any caller gives", so the order of the edges does not matter."""
-    if entry is None:
-        return {}
-    rank = {"global": 0, "thread_local": 1, "fusion": 2}
-    kinds: dict[str, str] = {entry: "global"}
-    stack = [entry]
-    while stack:
-        c = stack.pop()
-        kind = kinds[c]
-        for opcode, names in edges.get(c, ()):
-            if opcode == FUSION:
-                new = "fusion"
-            elif opcode in SEQUENTIAL_CALLERS and kind == "global":
-                new = "global"
-            else:
-                new = "thread_local"
-            for callee in names:
-                if callee not in known:
-                    continue
-                old = kinds.get(callee)
-                if old is None or rank[new] < rank[old]:
-                    kinds[callee] = new
-                    stack.append(callee)
-    return kinds
 
 
 def defines_value(opcode: str, index: Index, shape: Shape, *, param_defines: bool) -> bool:

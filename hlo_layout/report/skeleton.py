@@ -36,7 +36,7 @@ from hlo_layout.memory.backend import (
     choose_backend,
 )
 from hlo_layout.memory.buffer_assignment import BufferAssignment
-from hlo_layout.memory.dataflow import kinds_of_calls
+from hlo_layout.syntax.index import kinds_of_calls
 from hlo_layout.syntax.opcodes import (
     ALL_REDUCE,
     ALL_REDUCE_START,
@@ -137,7 +137,7 @@ class SkeletonSpool:
     read. Kept in memory per computation: its name, where it lies in the file, its calls and
     its ROOT's opcode and kept attribute keys. `module()` gives a `SpooledModule` of those
     reachable from the entry (the only ones `memory_report` and the analysis visit:
-    `memory.dataflow.computation_kinds`), in file order, each equal to `skeleton_computation`
+    `syntax.index.computation_kinds`), in file order, each equal to `skeleton_computation`
     of the full tree's (tests/layout/test_skeleton.py); it holds only those that hold buffers.
 
     So memory is the skeleton of the entry and its control-flow callees at the module's end

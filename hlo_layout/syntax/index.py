@@ -2,8 +2,10 @@
 
 One implementation of the graph facts the tree does not store, used by tree nodes
 (`Module.callers`, `Module.kind`), `verify`, fusion composition (`indexing/fusion.py`), the
-memory model and the streamed reader. Results are cached on the node they describe (outside its
-compared fields), so each is computed once per tree.
+memory model (`computation_kinds`: which computations hold buffers), the cost analysis and the
+streamed reader. The call graph is walked by one function, `walk_calls`, which refuses a
+cycle. Results are cached on the node they describe (outside its compared fields), so each is
+computed once per tree.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hlo_layout.errors import HloSemanticError, Span
-from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION, SEQUENTIAL_CALLERS
 
 if TYPE_CHECKING:
     from hlo_layout.syntax.tree import Computation, Instruction, Module
@@ -333,6 +335,61 @@ def _walk(module: Module) -> list[Computation] | CallCycleError:
     return cached  # type: ignore[return-value]
 
 
+def computation_kinds(module: Module) -> dict[str, str]:
+    """`global` (the entry and callees of while/conditional/call/async-start from global code),
+    `thread_local` (reducers, comparators and other callees: XLA gives each of their buffers an
+    allocation of its own) or `fusion` (fusion bodies: no buffers). Unreached computations are
+    absent. Mirrors GatherComputationsByAllocationType (buffer_assignment.cc). Cached on the
+    module (a streamed skeleton module comes with its kinds: `report/skeleton.py`).
+    """
+    cache = module._cache
+    kinds = cache.get("kinds")
+    if kinds is None:
+        entry = module.entry
+        edges = {
+            caller: [(i.opcode, names) for i, names in found]
+            for caller, found in calls(module).items()
+        }
+        known = {c.name for c in module.computations}
+        kinds = cache["kinds"] = kinds_of_calls(
+            entry.name if entry is not None else None, edges, known
+        )
+    return kinds  # type: ignore[return-value]
+
+
+def kinds_of_calls(
+    entry: str | None,
+    edges: Mapping[str, Sequence[tuple[str, Sequence[str]]]],
+    known: Container[str],
+) -> dict[str, str]:
+    """`computation_kinds` over the call graph alone: `edges` gives each computation's calls as
+    (calling opcode, callee names); callees not `known` are skipped. The kinds are the fixpoint
+    of "the best rank any caller gives", so the order of the edges does not matter."""
+    if entry is None:
+        return {}
+    rank = {"global": 0, "thread_local": 1, "fusion": 2}
+    kinds: dict[str, str] = {entry: "global"}
+    stack = [entry]
+    while stack:
+        c = stack.pop()
+        kind = kinds[c]
+        for opcode, names in edges.get(c, ()):
+            if opcode == FUSION:
+                new = "fusion"
+            elif opcode in SEQUENTIAL_CALLERS and kind == "global":
+                new = "global"
+            else:
+                new = "thread_local"
+            for callee in names:
+                if callee not in known:
+                    continue
+                old = kinds.get(callee)
+                if old is None or rank[new] < rank[old]:
+                    kinds[callee] = new
+                    stack.append(callee)
+    return kinds
+
+
 def cycle_error(site: Instruction, callee: str, cycle: tuple[str, ...]) -> CallCycleError:
     """The error for a cycle `walk_calls` found (its sites being instructions)."""
     ring = " -> ".join([*cycle, callee])
@@ -353,10 +410,12 @@ __all__ = [
     "callees",
     "callers",
     "computation_kind",
+    "computation_kinds",
     "computation_post_order",
     "cycle_error",
     "instructions_calling",
     "kind",
+    "kinds_of_calls",
     "post_order",
     "tail_callees",
     "users",

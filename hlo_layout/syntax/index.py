@@ -40,35 +40,56 @@ _STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 #: tail_callees' answers by tail text: a dump repeats its tails (and the scanner has already
 #: hashed each tail string, so a lookup costs no pass over a long backend_config).
 _TAIL_CALLEES: dict[str, tuple[str, ...] | None] = {}
+#: tail_callee_keys' answers, the same way.
+_TAIL_KEYS: dict[str, tuple[str, ...] | None] = {}
 _MISSING: Any = object()
 
 
 def tail_callees(tail: str) -> tuple[str, ...] | None:
-    """`_tail_callees(tail)`, memoized by text (bounded)."""
+    """The computations an unsplit, validated attribute tail calls, in attribute order, without
+    splitting it; None when a key is written in a form this does not read (then split).
+    Memoized by text (bounded)."""
     found = _TAIL_CALLEES.get(tail, _MISSING)
     if found is _MISSING:
         if len(_TAIL_CALLEES) > 65_536:
             _TAIL_CALLEES.clear()
-        found = _TAIL_CALLEES[tail] = _tail_callees(tail)
+        calls = _tail_calls(tail)
+        found = _TAIL_CALLEES[tail] = (
+            None if calls is None else tuple(n for _, names in calls for n in names)
+        )
+    return found
+
+
+def tail_callee_keys(tail: str) -> tuple[str, ...] | None:
+    """The keys naming called computations in an unsplit, validated attribute tail (`calls`,
+    `to_apply`, ...), in attribute order, without splitting it; None as `tail_callees`."""
+    found = _TAIL_KEYS.get(tail, _MISSING)
+    if found is _MISSING:
+        if len(_TAIL_KEYS) > 65_536:
+            _TAIL_KEYS.clear()
+        calls = _tail_calls(tail)
+        found = _TAIL_KEYS[tail] = None if calls is None else tuple(key for key, _ in calls)
     return found
 
 
 def forget_tails() -> None:
-    """Empty `tail_callees`' memo: a streamed reader drops each computation's tree once written,
-    and the memo would keep its tails alive (megabytes of backend configs)."""
+    """Empty the tail memos: a streamed reader drops each computation's tree once written,
+    and the memos would keep its tails alive (megabytes of backend configs)."""
     _TAIL_CALLEES.clear()
+    _TAIL_KEYS.clear()
 
 
-def _tail_callees(tail: str) -> tuple[str, ...] | None:
-    """The computations an unsplit, validated attribute tail calls, in attribute order, without
-    splitting it; None when a key is written in a form this does not read (then split).
+def _tail_calls(tail: str) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+    """(key, computation names) for each key naming called computations in an unsplit,
+    validated attribute tail, in attribute order; None when a key is written in a form this does
+    not read (then split).
 
     A candidate key inside a string or a nested group is not a key; one at the top level must be
     preceded by `,` and followed by `=%name` or `={%a, %b}` (the forms `attrs.computation_names`
     reads), else None. Mirrors what splitting gives, which tests/syntax/test_callees.py checks."""
     if "/*" in tail:
         return None
-    out: list[str] = []
+    out: list[tuple[str, tuple[str, ...]]] = []
     for m in CALLS_RE.finditer(tail):
         before = tail[: m.start()]
         if '"' in before:
@@ -82,14 +103,16 @@ def _tail_callees(tail: str) -> tuple[str, ...] | None:
         if value is None or not before.rstrip(" \t").endswith(","):
             return None
         name, group = value.groups()
+        names: list[str] = []
         if name is not None:
-            out.append(name)
+            names.append(name)
         elif group is not None and group.strip(" \t"):
             for item in group.split(","):
                 word = _FLAT_NAME.fullmatch(item.strip(" \t"))
                 if word is None:
                     return None
-                out.append(word.group(1))
+                names.append(word.group(1))
+        out.append((m.group(1), tuple(names)))
     return tuple(out)
 
 
@@ -417,6 +440,7 @@ __all__ = [
     "kind",
     "kinds_of_calls",
     "post_order",
+    "tail_callee_keys",
     "tail_callees",
     "users",
     "walk_calls",

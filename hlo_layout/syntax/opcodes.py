@@ -38,10 +38,10 @@ host transfer   infeed, outfeed, send and recv with their dones: data to or from
 Facts that cut across families: `FORWARDING` (defines no value of its own: its result is an
 operand's, HloDataflowAnalysis), `SIDE_EFFECTS` (HloInstruction::HasSideEffectNoRecurse),
 `ASYNC_STARTS` / `ASYNC_UPDATES` / `ASYNC_DONES` and `ASYNC_DONE_OF` (the pairs),
-`SEQUENTIAL_CALLERS` (callees with buffers of their own), `CALLED_COMPUTATION_KEYS` and
-`WHILE_KEYS` (which attributes name called computations), `DEFAULT_IN_PLACE`, `SHARES_OPERAND`
-and `SHARES_ANY_OPERAND` (the in-place and buffer-sharing facts XLA hard-codes per opcode),
-`COPIES`, `ALL_REDUCES`.
+`SEQUENTIAL_CALLERS` (callees with buffers of their own), `CALLED_COMPUTATION_KEYS`,
+`WHILE_KEYS` and `REQUIRED_CALLEES` (which attributes name called computations),
+`DEFAULT_IN_PLACE`, `SHARES_OPERAND` and `SHARES_ANY_OPERAND` (the in-place and buffer-sharing
+facts XLA hard-codes per opcode), `COPIES`, `ALL_REDUCES`.
 
 Dispatch on opcodes goes through `Registry` (cost rules, indexing rules, shape inference,
 dataflow): one entry per opcode, registered once, and only for an opcode of this vocabulary.
@@ -365,6 +365,26 @@ CALLED_COMPUTATION_KEYS = (
 )
 #: The keys of the computations a loop runs, in XLA's called_computations order (body first).
 WHILE_KEYS = ("body", "condition")
+#: The attributes naming called computations that XLA's parser requires, per opcode: one of the
+#: alternatives, each a set of keys (hlo_parser.cc `required=true`; a conditional takes
+#: `branch_computations=` on an s32 index, `true_computation=` and `false_computation=` on a
+#: pred). `<op>-start` sugar wraps its computation itself and needs none.
+REQUIRED_CALLEES: dict[str, tuple[tuple[str, ...], ...]] = {
+    ASYNC_START: (("calls",),),
+    CALL: (("to_apply",),),
+    FUSION: (("calls",),),
+    WHILE: (("condition", "body"),),
+    CONDITIONAL: (("branch_computations",), ("true_computation", "false_computation")),
+    MAP: (("to_apply",),),
+    REDUCE: (("to_apply",),),
+    REDUCE_WINDOW: (("to_apply",),),
+    SCATTER: (("to_apply",),),
+    SELECT_AND_SCATTER: (("select", "scatter"),),
+    SORT: (("to_apply",),),
+    ALL_REDUCE: (("to_apply",),),
+    ALL_REDUCE_START: (("to_apply",),),
+    REDUCE_SCATTER: (("to_apply",),),
+}
 
 #: AliasInfo::IsDefaultInPlaceOperation: operand k shares output k's buffer (one operand: the
 #: whole output), alias_info.cc GetInPlaceInputOutputPairs.

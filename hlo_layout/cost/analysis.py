@@ -236,16 +236,14 @@ def callees_first(module: Module, entry: Computation) -> list[tuple[Computation,
     CostError at the call closing a cycle (the walk's message) or calling an unknown computation."""
     by_name = {c.name: c for c in module.computations}
     edges = index.calls(module)
-    found = index.walk_calls([entry.name], edges, by_name)
+
+    def unknown(caller: Instruction, name: str) -> None:
+        raise CostError(f"'{caller.name}' calls unknown computation '{name}'", caller.span)
+
+    found = index.walk_calls([entry.name], edges, by_name, unknown)
     if not isinstance(found, list):
         cycle = index.cycle_error(*found)
         raise CostError(cycle.message, cycle.span)
-    for name in found:
-        for caller, names in edges.get(name, ()):
-            unknown = next((n for n in names if n not in by_name), None)
-            if unknown is not None:
-                message = f"'{caller.name}' calls unknown computation '{unknown}'"
-                raise CostError(message, caller.span)
     if entry is module.entry:
         kinds = index.computation_kinds(module)
     else:

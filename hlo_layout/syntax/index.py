@@ -11,7 +11,7 @@ computed once per tree.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hlo_layout.errors import HloSemanticError, Span
@@ -280,11 +280,13 @@ def walk_calls(
     starts: Iterable[str],
     edges: Mapping[str, Sequence[tuple[Site, Sequence[str]]]],
     known: Container[str],
+    unknown: Callable[[Site, str], None] | None = None,
 ) -> list[str] | tuple[Site, str, tuple[str, ...]]:
     """The call-graph walk every analysis shares: the computations reachable from `starts` (in
     that order), each after the computations it calls and each once (XLA's
     HloModule::MakeComputationPostOrder). `edges` gives each computation's calls as (site,
-    callee names); callees not `known` are skipped. Linear in the edges, without recursion.
+    callee names); callees not `known` are skipped, each call of one passed to `unknown` as
+    the walk meets it (which may raise). Linear in the edges, without recursion.
 
     A cycle is returned instead, as (site, callee, cycle): the call closing it (the first found
     depth first) and the computations from the callee back to its caller."""
@@ -308,10 +310,13 @@ def walk_calls(
             seen = state.get(callee)
             if seen == 1:
                 return site, callee, tuple(path[path.index(callee) :])
-            if seen is None and callee in known:
-                state[callee] = 1
-                path.append(callee)
-                stack.append(_calls_of(edges, callee))
+            if seen is None:
+                if callee in known:
+                    state[callee] = 1
+                    path.append(callee)
+                    stack.append(_calls_of(edges, callee))
+                elif unknown is not None:
+                    unknown(site, callee)
     return order
 
 

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from tests.conftest import DATA
+from tests.support import DATA
 
 ORACLE_DIR = DATA / "cost"
 XLA_TESTS_ORACLE = ORACLE_DIR / "oracle-xla-tests.jsonl.gz"

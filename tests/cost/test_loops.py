@@ -18,7 +18,7 @@ import pytest
 from hlo_layout.cost import CostError
 from hlo_layout.cost.model import module_cost
 from hlo_layout.syntax import parse, parse_file_modules
-from tests.conftest import DATA
+from tests.support import DATA
 
 LOOPS = DATA / "cost" / "loops"
 EXPECTED = json.loads((LOOPS / "expected.json").read_text())

@@ -23,7 +23,6 @@ import pytest
 from hlo_layout.cost import module_properties
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.syntax import parse_file_modules
-from tests.conftest import DATA, REPO, corpus_id, corpus_modules, hlo_files
 from tests.cost.oracle import (
     corpus_oracle,
     differences,
@@ -32,6 +31,7 @@ from tests.cost.oracle import (
     total_differences,
     xla_tests_oracle,
 )
+from tests.support import DATA, REPO, corpus_id, corpus_modules, hlo_files
 
 SUBSETS = (DATA / "cost" / "xla-tests", DATA / "xla-tests")
 SHARED = REPO.parent / "shared" / "corpus" / "xla-tests"

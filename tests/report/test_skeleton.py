@@ -20,7 +20,7 @@ from hlo_layout.report.skeleton import (
 from hlo_layout.syntax import parse_modules
 from hlo_layout.syntax.index import callees, computation_kinds
 from hlo_layout.syntax.tree import Module
-from tests.conftest import corpus_id, corpus_modules, hlo_files
+from tests.support import corpus_id, corpus_modules, hlo_files
 
 FILES = hlo_files()
 

@@ -13,7 +13,7 @@ from hlo_layout.syntax.attrs import computation_names
 from hlo_layout.syntax.index import tail_callee_keys, tail_callees
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.tree import LazyAttributes
-from tests.conftest import corpus_id, corpus_modules, hlo_files
+from tests.support import corpus_id, corpus_modules, hlo_files
 
 
 def _split_callees(attributes: LazyAttributes) -> tuple[str, ...]:

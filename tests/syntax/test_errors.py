@@ -9,7 +9,7 @@ import pytest
 
 from hlo_layout.errors import HloLayoutError, HloSemanticError, HloSyntaxError
 from hlo_layout.syntax import parse, parse_shape
-from tests.conftest import CORPUS
+from tests.support import CORPUS
 
 GOOD = """HloModule m
 

@@ -12,7 +12,7 @@ import pytest
 
 from hlo_layout.syntax import opcodes
 from hlo_layout.syntax.opcodes import FAMILIES, OPCODES, Registry, family
-from tests.conftest import REPO
+from tests.support import REPO
 
 PACKAGE = REPO / "hlo_layout"
 TABLE = PACKAGE / "syntax" / "opcodes.py"

@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
 from hlo_layout.syntax import parse
 from hlo_layout.syntax.verify import verify
+from tests.support import Cli
 
 CALLEES = """a {
   p = f32[4] parameter(0)
@@ -109,9 +108,11 @@ def test_complete_instructions_pass(body: str) -> None:
     "command",
     [["memory"], ["inspect"], ["inspect", "-f", "json"], ["cost"], ["check", "--no-rules-ok"]],
 )
-def test_every_command_refuses_it_with_a_location(command: list[str], tmp_path: Path) -> None:
+def test_every_command_refuses_it_with_a_location(
+    cli: Cli, command: list[str], tmp_path: Path
+) -> None:
     path = tmp_path / "m.hlo"
     path.write_text(_text(MISSING[0][0]))
-    result = CliRunner().invoke(app, [command[0], str(path), *command[1:]])
+    result = cli(command[0], str(path), *command[1:])
     assert result.exit_code == 3, result.output
     assert f"{path}:17:3: error: async-start 's' has no calls=" in result.stderr

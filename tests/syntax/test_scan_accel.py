@@ -25,7 +25,7 @@ from hlo_layout.errors import HloLayoutError, Source
 from hlo_layout.syntax import scan
 from hlo_layout.syntax.parse import parse_modules, read_text
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
-from tests.conftest import DATA, corpus_id, corpus_modules, hlo_files
+from tests.support import DATA, corpus_id, corpus_modules, hlo_files
 
 
 def _compiled() -> ModuleType | None:

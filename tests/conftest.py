@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+
 import pytest
 from hypothesis import settings
 
@@ -26,3 +30,30 @@ def cli_process() -> CliProcess:
     """Runs `python -m hlo_layout ARGS` in a child process: `cli_process("layout", "f32[8]")` →
     the CompletedProcess; `cli_process.json(...)` as `cli.json`."""
     return CliProcess()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--timing",
+        action="store_true",
+        help="also check the generous time bounds of the `time_bound` fixture (the suite times "
+        "nothing by default: speed targets live in benchmarks/)",
+    )
+
+
+@pytest.fixture
+def time_bound(
+    request: pytest.FixtureRequest,
+) -> Callable[[float], contextlib.AbstractContextManager[None]]:
+    """`with time_bound(5): ...` runs the body, and with `pytest --timing` also fails when it
+    took more than 5 seconds (a hang or a blow-up on hostile input, not a speed target)."""
+    checked = bool(request.config.getoption("--timing"))
+
+    @contextlib.contextmanager
+    def bound(seconds: float) -> Iterator[None]:
+        start = time.perf_counter()
+        yield
+        took = time.perf_counter() - start
+        assert not checked or took < seconds, f"took {took:.2f} s, bound {seconds} s"
+
+    return bound

@@ -12,6 +12,10 @@ from hypothesis import settings
 
 from tests.support import Cli, CliProcess
 
+#: The generators of the committed data (jax, TensorFlow, torch-xla scripts) are not modules of
+#: the suite: --doctest-modules would import them.
+collect_ignore_glob = ["data/*"]
+
 #: Hypothesis examples have no deadline: the suite asserts behaviour, not time (speed targets
 #: live in benchmarks/), and a loaded CI machine must not fail a law for being slow.
 settings.register_profile("hlo-layout", deadline=None)

@@ -205,13 +205,11 @@ class Instruction(NamedTuple):
         """The keys of the attributes naming called computations (`calls`, `to_apply`, ...), in
         attribute order, each as often as written."""
         attributes = self.attributes
-        if not attributes:
-            return ()
         if type(attributes) is LazyAttributes:
-            found = index.tail_callee_keys(attributes._text)  # found without splitting the tail
+            found = index.tail_callee_keys(attributes._text)  # without splitting the tail
             if found is not None:
                 return found
-        return tuple(a.key for a in attributes if a.key in CALLED_COMPUTATION_KEYS)
+        return tuple(a.key for a in attributes or () if a.key in CALLED_COMPUTATION_KEYS)
 
     @property
     def fusion_kind(self) -> str | None:

@@ -20,7 +20,7 @@ from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
 from hlo_layout.memory.attribution import Group, Grouping, group_buffers
 from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
-from hlo_layout.memory.buffer_assignment import BufferAssignment
+from hlo_layout.memory.buffer_assignment import BufferAssignment, foreign_values
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
 from hlo_layout.memory.frontend import detect_frontend
 from hlo_layout.memory.gpu_alias import custom_call_target
@@ -490,6 +490,16 @@ def _analyze(
             "the dump is not scheduled (no is_scheduled=true): the text order stands in for the "
             "schedule, so intervals and the peak are estimates"
         )
+    if buffer_assignment is not None:
+        names = {i.name for c in module.computations for i in c.instructions}
+        foreign = foreign_values(buffer_assignment, names)
+        if foreign:
+            notes.append(
+                f"{foreign:,} of the {len(buffer_assignment.values):,} values of "
+                f"{Path(buffer_assignment.name).name} name no instruction of this module: it "
+                "is another compile's buffer assignment, so its figures are not used"
+            )
+            buffer_assignment = None
     df = DataflowAnalysis(module, be)
     alias = AliasAnalysis(df)
     lr = LiveRange(df, alias)

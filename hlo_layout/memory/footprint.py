@@ -31,7 +31,7 @@ from hlo_layout.layout.size import (
 )
 from hlo_layout.memory.analysis import MemoryAnalysis, analyze_memory
 from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
-from hlo_layout.memory.buffer_assignment import BufferAssignment
+from hlo_layout.memory.buffer_assignment import BufferAssignment, foreign_values
 from hlo_layout.memory.dataflow import computation_kinds, defines_value
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
@@ -327,13 +327,11 @@ def _allocation_summary(
     rows = []
     checked = 0
     mismatches = []
-    unknown = 0
+    unknown = foreign_values(assignment, names)
     for allocation in assignment.allocations:
         shared = []
         for v in allocation.values:
             shape = v.shape
-            if v.instruction not in names:
-                unknown += 1
             if isinstance(shape, ArrayShape):
                 checked += 1
                 ours = text.footprint(shape).physical_bytes

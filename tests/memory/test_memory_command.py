@@ -160,3 +160,17 @@ def test_op_names_and_files_are_read_as_xla_reads_strings() -> None:
     root = module.entry.root
     assert root is not None
     assert SourceInfo(module).of(root) == ("p['w']", "a\\b.py:3")
+
+
+def test_a_buffer_assignment_from_another_compile_is_said_and_not_used() -> None:
+    """`--buffers` naming another module's file: a note, and none of its figures (which would
+    otherwise stand as the compiler's beside ours, and as TPU VMEM's source)."""
+    other = (
+        CORPUS / "jax-cpu" / "module_0018.jit_step.cpu_after_optimizations-buffer-assignment.txt"
+    )
+    (m,) = _json(str(CPU), "--buffers", str(other))["modules"]
+    assert m["compiler"] is None
+    assert any("another compile's buffer assignment" in n for n in m["notes"])
+    (own,) = _json(str(CPU))["modules"]
+    assert own["compiler"] is not None
+    assert not any("another compile" in n for n in own["notes"])

@@ -219,6 +219,9 @@ class MemoryAnalysis:
     backend_assumed: bool = False
     #: The note saying how the backend was chosen (one of `notes`; "" when given).
     backend_note: str = ""
+    #: The framework that built the module (`jax`, `tensorflow`, `torch-xla`), None when its
+    #: text does not say (memory/frontend.py).
+    frontend: str | None = None
     #: Every buffer with a live range; its LiveBuffer row is made when asked (`live_at`).
     _buffers: _BufferColumns | None = field(default=None, repr=False)
     #: The rows of `values`, or the columns they are made of on first use (JSON reads them).
@@ -337,6 +340,7 @@ class MemoryAnalysis:
             "backend": self.backend,
             "tpu_generation": self.tpu_generation or None,
             "backend_assumed": self.backend_assumed,
+            "frontend": self.frontend,
             "scheduled": self.scheduled,
             "notes": list(self.notes),
             "peak_bytes": self.peak_bytes,
@@ -660,11 +664,13 @@ def _analyze(
                 f"S({color}) ({_space_name(color, be.name)}) is placed by libtpu's closed "
                 "memory-space assignment: its figures are an estimate"
             )
-    # jax's figure: not for TensorFlow's or torch-xla's modules (memory/frontend.py)
-    if be.name == "cpu" and detect_frontend(module)[0] not in ("tensorflow", "torch-xla"):
+    frontend = detect_frontend(module)[0]
+    # jax's figures: not for TensorFlow's or torch-xla's modules (memory/frontend.py)
+    if be.name == "cpu" and frontend in ("jax", None):
         notes.append(
-            "jax (0.10.2) on CPU reports memory_analysis().peak_memory_in_bytes as the static part "
-            "only (parameters + outputs + constants = static_bytes), not a peak"
+            "jax on CPU reports memory_analysis().peak_memory_in_bytes as the static part only "
+            "(parameters + outputs + constants = static_bytes), not a peak; jax 0.12's "
+            "total_allocation_bytes is our peak less the thread-local allocations"
         )
     compiler = _compiler_figures(buffer_assignment) if buffer_assignment is not None else None
     return MemoryAnalysis(
@@ -682,6 +688,7 @@ def _analyze(
         be.generation,
         choice.assumed,
         choice.note if choice.reason != "--backend" else "",
+        frontend,
         bc,
         vc,
     )

@@ -14,9 +14,10 @@ CPU = CORPUS / "jax-cpu" / "module_0060.jit_f.cpu_after_optimizations.txt"
 runner = CliRunner()
 
 MODULE_KEYS = {
-    "module", "file", "backend", "tpu_generation", "backend_assumed", "scheduled", "notes",
-    "peak_bytes", "static_bytes", "temp_allocation_bytes", "peak_parts", "spaces", "values",
-    "live_at_peak", "live_at_peak_total", "timeline", "by_source", "by_op_name", "compiler",
+    "module", "file", "backend", "tpu_generation", "backend_assumed", "frontend", "scheduled",
+    "notes", "peak_bytes", "static_bytes", "temp_allocation_bytes", "peak_parts", "spaces",
+    "values", "live_at_peak", "live_at_peak_total", "timeline", "by_source", "by_op_name",
+    "compiler",
 }  # fmt: skip
 SPACE_KEYS = {
     "memory_space", "name", "peak_bytes", "static_bytes", "temp_allocation_bytes",

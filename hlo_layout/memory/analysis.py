@@ -666,7 +666,7 @@ def _analyze(
             )
     frontend = detect_frontend(module)[0]
     # jax's figures: not for TensorFlow's or torch-xla's modules (memory/frontend.py)
-    if be.name == "cpu" and frontend in ("jax", None):
+    if be.name == "cpu" and not choice.assumed and frontend in ("jax", None):
         notes.append(
             "jax on CPU reports memory_analysis().peak_memory_in_bytes as the static part only "
             "(parameters + outputs + constants = static_bytes), not a peak; jax 0.12's "

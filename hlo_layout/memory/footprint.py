@@ -1,6 +1,6 @@
 """Where a module's memory goes: plain frozen data built from a parsed module (and, when there is
 one, the compiler's buffer assignment). `inspect` renders it (Rich in `report/footprint_view.py`,
-JSON in `report/model.py`) and `check` budgets read it (`check/memory.py`).
+JSON in `report/model.py`) and `check` budgets read it (`check/figures.py`).
 
 NOTE: [which values count] One definition, XLA's, shared with `hlo_layout/memory/` (the peak
 analysis): the computations whose values get buffers are the entry and those run through control

@@ -132,7 +132,7 @@ def test_unscheduled_dump_says_estimate(tmp_path) -> None:  # type: ignore[no-un
 
 
 def test_inspect_leads_with_the_peak_and_check_budgets_allocations() -> None:
-    from hlo_layout.check.memory import memory_figures
+    from hlo_layout.check.figures import memory_figures
     from hlo_layout.syntax import parse_file
 
     result = runner.invoke(app, ["inspect", str(CPU)], env={"COLUMNS": "160"})

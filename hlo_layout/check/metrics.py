@@ -155,7 +155,7 @@ def measure_module(
     """`module_metrics`, and the memory analysis its figures come from (None for a module with
     no entry computation): `diff` explains the peak with it. `report`: the module's memory
     report when already made (the HTML report's)."""
-    from hlo_layout.check.memory import figures_of, report_for
+    from hlo_layout.check.figures import figures_of, report_for
 
     counts = structure_counts(dump.module)
     if report is None:

@@ -1,6 +1,6 @@
 """Where a module's memory goes: plain frozen data built from a parsed module (and, when there is
 one, the compiler's buffer assignment). `inspect` renders it (Rich in `report/footprint_view.py`,
-JSON in `report/model.py`) and `check` budgets read it (`check/memory.py`).
+JSON in `report/model.py`) and `check` budgets read it (`check/figures.py`).
 
 NOTE: [which values count] One definition, XLA's, shared with `hlo_layout/memory/` (the peak
 analysis): the computations whose values get buffers are the entry and those run through control
@@ -31,7 +31,7 @@ from hlo_layout.layout.size import (
 )
 from hlo_layout.memory.analysis import MemoryAnalysis, analyze_memory
 from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
-from hlo_layout.memory.buffer_assignment import BufferAssignment
+from hlo_layout.memory.buffer_assignment import BufferAssignment, foreign_values
 from hlo_layout.memory.dataflow import defines_value
 from hlo_layout.syntax.index import computation_kinds
 from hlo_layout.syntax.printer import print_shape
@@ -328,13 +328,11 @@ def _allocation_summary(
     rows = []
     checked = 0
     mismatches = []
-    unknown = 0
+    unknown = foreign_values(assignment, names)
     for allocation in assignment.allocations:
         shared = []
         for v in allocation.values:
             shape = v.shape
-            if v.instruction not in names:
-                unknown += 1
             if isinstance(shape, ArrayShape):
                 checked += 1
                 ours = text.footprint(shape).physical_bytes

@@ -114,7 +114,8 @@ class SourceInfo:
         """Breadth first from `start` (the root) through operands: the first instruction with
         metadata (or an argument of the program), looking into nested computations the same
         way (`skip_start`: from `start`'s operands, its own being known to be empty)."""
-        key = body.name if not skip_start else f"{body.name}/{start}"
+        # (a name, not the instruction: its repr spells out its whole shape)
+        key = body.name if not skip_start or start is None else f"{body.name}/{start.name}"
         if key in seen:
             return None
         seen.add(key)

@@ -9,9 +9,10 @@ from tests.support import Cli
 CPU = CORPUS / "jax-cpu" / "module_0060.jit_f.cpu_after_optimizations.txt"
 
 MODULE_KEYS = {
-    "module", "file", "backend", "tpu_generation", "backend_assumed", "scheduled", "notes",
-    "peak_bytes", "static_bytes", "temp_allocation_bytes", "peak_parts", "spaces", "values",
-    "live_at_peak", "live_at_peak_total", "timeline", "by_source", "by_op_name", "compiler",
+    "module", "file", "backend", "tpu_generation", "backend_assumed", "frontend", "scheduled",
+    "notes", "peak_bytes", "static_bytes", "temp_allocation_bytes", "peak_parts", "spaces",
+    "values", "live_at_peak", "live_at_peak_total", "timeline", "by_source", "by_op_name",
+    "compiler",
 }  # fmt: skip
 SPACE_KEYS = {
     "memory_space", "name", "peak_bytes", "static_bytes", "temp_allocation_bytes",
@@ -131,7 +132,7 @@ def test_unscheduled_dump_says_estimate(cli: Cli, tmp_path) -> None:  # type: ig
 
 
 def test_inspect_leads_with_the_peak_and_check_budgets_allocations(cli: Cli) -> None:
-    from hlo_layout.check.memory import memory_figures
+    from hlo_layout.check.figures import memory_figures
     from hlo_layout.syntax import parse_file
 
     result = cli("inspect", str(CPU), env={"COLUMNS": "160"})
@@ -160,3 +161,17 @@ def test_op_names_and_files_are_read_as_xla_reads_strings() -> None:
     root = module.entry.root
     assert root is not None
     assert SourceInfo(module).of(root) == ("p['w']", "a\\b.py:3")
+
+
+def test_a_buffer_assignment_from_another_compile_is_said_and_not_used(cli: Cli) -> None:
+    """`--buffers` naming another module's file: a note, and none of its figures (which would
+    otherwise stand as the compiler's beside ours, and as TPU VMEM's source)."""
+    other = (
+        CORPUS / "jax-cpu" / "module_0018.jit_step.cpu_after_optimizations-buffer-assignment.txt"
+    )
+    (m,) = cli.json("memory", str(CPU), "--buffers", str(other), "--format", "json")["modules"]
+    assert m["compiler"] is None
+    assert any("another compile's buffer assignment" in n for n in m["notes"])
+    (own,) = cli.json("memory", str(CPU), "--format", "json")["modules"]
+    assert own["compiler"] is not None
+    assert not any("another compile" in n for n in own["notes"])

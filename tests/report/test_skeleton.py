@@ -46,6 +46,8 @@ def _without_sources(analysis: dict) -> dict:
     ]
     del analysis["by_op_name"]  # grouped by op_name
     del analysis["by_source"]  # grouped by source line
+    del analysis["frontend"]  # told by metadata too
+    analysis["notes"] = [n for n in analysis["notes"] if not n.startswith("jax on CPU")]
     return analysis
 
 

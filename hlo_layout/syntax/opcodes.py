@@ -46,6 +46,11 @@ facts XLA hard-codes per opcode), `COPIES`, `ALL_REDUCES`.
 Dispatch on opcodes goes through `Registry` (cost rules, indexing rules, shape inference,
 dataflow): one entry per opcode, registered once, and only for an opcode of this vocabulary.
 
+>>> family(COSINE), COSINE in TRANSCENDENTAL, family("reduce-scatter-start")
+('elementwise', True, None)
+>>> ASYNC_DONE_OF[COPY_START], REQUIRED_CALLEES[WHILE]
+('copy-done', (('condition', 'body'),))
+
 Sources (openxla/xla): hlo_opcode.h (spellings), HloInstruction::IsOpElementwise,
 HasSideEffectNoRecurse and called_computations, HloDataflowAnalysis (forwarding, async stages),
 alias_info.cc and HloDataflowAnalysis::CanShareOperandBufferWithUser (in-place operands),

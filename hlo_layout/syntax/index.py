@@ -51,12 +51,7 @@ def tail_callees(tail: str) -> tuple[str, ...] | None:
     Memoized by text (bounded)."""
     found = _TAIL_CALLEES.get(tail, _MISSING)
     if found is _MISSING:
-        if len(_TAIL_CALLEES) > 65_536:
-            _TAIL_CALLEES.clear()
-        calls = _tail_calls(tail)
-        found = _TAIL_CALLEES[tail] = (
-            None if calls is None else tuple(n for _, names in calls for n in names)
-        )
+        found = _read_tail(tail)[0]
     return found
 
 
@@ -65,10 +60,17 @@ def tail_callee_keys(tail: str) -> tuple[str, ...] | None:
     `to_apply`, ...), in attribute order, without splitting it; None as `tail_callees`."""
     found = _TAIL_KEYS.get(tail, _MISSING)
     if found is _MISSING:
-        if len(_TAIL_KEYS) > 65_536:
-            _TAIL_KEYS.clear()
-        calls = _tail_calls(tail)
-        found = _TAIL_KEYS[tail] = None if calls is None else tuple(key for key, _ in calls)
+        found = _read_tail(tail)[1]
+    return found
+
+
+def _read_tail(tail: str) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    """(callees, keys) of `tail`, read once and kept in both memos."""
+    if len(_TAIL_CALLEES) > 65_536:
+        forget_tails()
+    names, keys = found = _tail_calls(tail)
+    _TAIL_CALLEES[tail] = names
+    _TAIL_KEYS[tail] = keys
     return found
 
 
@@ -79,17 +81,18 @@ def forget_tails() -> None:
     _TAIL_KEYS.clear()
 
 
-def _tail_calls(tail: str) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
-    """(key, computation names) for each key naming called computations in an unsplit,
-    validated attribute tail, in attribute order; None when a key is written in a form this does
-    not read (then split).
+def _tail_calls(tail: str) -> tuple[tuple[str, ...], tuple[str, ...]] | tuple[None, None]:
+    """The computation names an unsplit, validated attribute tail calls and the keys naming
+    them, each in attribute order; (None, None) when a key is written in a form this does not
+    read (then split).
 
     A candidate key inside a string or a nested group is not a key; one at the top level must be
     preceded by `,` and followed by `=%name` or `={%a, %b}` (the forms `attrs.computation_names`
     reads), else None. Mirrors what splitting gives, which tests/syntax/test_callees.py checks."""
     if "/*" in tail:
-        return None
-    out: list[tuple[str, tuple[str, ...]]] = []
+        return None, None
+    names: list[str] = []
+    keys: list[str] = []
     for m in CALLS_RE.finditer(tail):
         before = tail[: m.start()]
         if '"' in before:
@@ -101,19 +104,18 @@ def _tail_calls(tail: str) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
             continue  # inside a nested group
         value = _CALLEE_VALUE.match(tail, m.end())
         if value is None or not before.rstrip(" \t").endswith(","):
-            return None
+            return None, None
+        keys.append(m.group(1))
         name, group = value.groups()
-        names: list[str] = []
         if name is not None:
             names.append(name)
         elif group is not None and group.strip(" \t"):
             for item in group.split(","):
                 word = _FLAT_NAME.fullmatch(item.strip(" \t"))
                 if word is None:
-                    return None
+                    return None, None
                 names.append(word.group(1))
-        out.append((m.group(1), tuple(names)))
-    return tuple(out)
+    return tuple(names), tuple(keys)
 
 
 #: The computation kinds of `inspect` (JSON `kind`).

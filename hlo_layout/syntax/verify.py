@@ -131,8 +131,12 @@ def _missing_callees(keys: Sequence[str], required: tuple[tuple[str, ...], ...])
     """What `keys` lacks of every alternative of `required` (`to_apply=`, `condition= and
     body=`, `branch_computations= or true_computation= and false_computation=`), or None when
     one alternative is there whole."""
-    if any(all(key in keys for key in alternative) for alternative in required):
-        return None
+    for alternative in required:  # loops, not generators: every fusion and reduce asks
+        for key in alternative:
+            if key not in keys:
+                break
+        else:
+            return None
     return " or ".join(" and ".join(f"{key}=" for key in keys_) for keys_ in required)
 
 

@@ -374,12 +374,13 @@ class DataflowAnalysis:
                     sets[key] = {v.index: (v,) for v in defined}
                 continue
             own = {v.index: (v,) for v in defined} if defined else {}
+            build, evaluates_callees = rule
             out: _Building
             # `shared`: `out` is another instruction's set (sets never change once stored)
-            if rule.evaluates_callees:
-                out, shared = (yield from rule.build(self, c, i)), False
+            if evaluates_callees:
+                out, shared = (yield from build(self, c, i)), False
             else:
-                out, shared = rule.build(self, c, i)
+                out, shared = build(self, c, i)
             if own:
                 if shared:
                     out = dict(out)

@@ -92,4 +92,7 @@ def figures_of(report: MemoryReport) -> dict[str, Any]:
         "entry_buffers": tuple(params + outputs),
         "allocation_bytes": report.allocations.total_bytes if report.allocations else None,
         "module_peak_bytes": report.peak.peak_bytes if report.peak else None,
+        "backend_note": (
+            report.peak.backend_note if report.peak and report.peak.backend_assumed else ""
+        ),
     }

@@ -69,6 +69,9 @@ class ModuleMetrics:
     #: The module's headline peak (`MemoryAnalysis.peak_bytes`, what `memory` prints); None
     #: for a module with no entry computation.
     module_peak_bytes: int | None = None
+    #: How the backend was assumed, when nothing in or beside the dump decided it ("" else):
+    #: the command says so once.
+    backend_note: str = ""
 
     @property
     def padding_bytes(self) -> int:

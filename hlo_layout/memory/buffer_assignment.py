@@ -321,7 +321,16 @@ def parse_buffer_assignment(text: str, name: str = "<string>") -> BufferAssignme
 
 
 def foreign_values(assignment: BufferAssignment, names: Container[str]) -> int:
-    """How many of the assignment's values name an instruction not in `names` (a module's
-    instructions): a buffer assignment written for another compile. Values read from XLA's
-    BufferAssignmentProto carry no name and are not counted."""
-    return sum(1 for v in assignment.values if v.instruction and v.instruction not in names)
+    """How many of the assignment's values name an instruction not in `names` (the
+    instructions of a module's global computations): a buffer assignment written for another
+    compile. Thread-local and constant allocations are not looked at: their values may lie in
+    reducers, comparators and fusion bodies, which a streamed skeleton (`report/skeleton.py`)
+    does not hold. Values read from XLA's BufferAssignmentProto carry no name and are not
+    counted."""
+    return sum(
+        1
+        for a in assignment.allocations
+        if not (a.is_thread_local or a.is_constant)
+        for v in a.values
+        if v.instruction and v.instruction not in names
+    )

@@ -297,7 +297,7 @@ def analyze_cost(
     together, stand for a chip of their own).
 
     >>> import hlo_layout
-    >>> text = "HloModule m\nENTRY e { a = f32[64,64]{1,0} parameter(0)\n"
+    >>> text = "HloModule m\\nENTRY e { a = f32[64,64]{1,0} parameter(0)\\n"
     >>> text += "ROOT d = f32[64,64]{1,0} dot(a, a), lhs_contracting_dims={1}, "
     >>> text += "rhs_contracting_dims={0} }"
     >>> (module,) = hlo_layout.analyze_cost(text, chip="h100").modules

@@ -8,22 +8,19 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 import hlo_layout
-from hlo_layout.cli import app
 from hlo_layout.errors import HloSemanticError
-from tests.conftest import CORPUS, hlo_files
+from tests.support import CORPUS, Cli, hlo_files
 
-runner = CliRunner()
 FILES = hlo_files()
 TPU = CORPUS / "libtpu-v5e" / "conv" / "conv.after_optimizations.txt"
 
 
 @pytest.mark.parametrize("path", FILES[:: max(1, len(FILES) // 6)], ids=lambda p: p.name)
-def test_to_dict_is_the_cli_json(path: Path) -> None:
+def test_to_dict_is_the_cli_json(cli: Cli, path: Path) -> None:
     result = hlo_layout.inspect(path)
-    cli = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
+    cli = cli("inspect", str(path), "-f", "json", "--no-stream")
     assert cli.exit_code == 0, cli.output
     assert result.to_dict() == json.loads(cli.stdout)
     out = io.StringIO()

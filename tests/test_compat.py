@@ -10,7 +10,7 @@ import pytest
 
 from hlo_layout.compat import lark as lark_compat
 from hlo_layout.compat import typer as typer_compat
-from tests.conftest import REPO
+from tests.support import REPO
 
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 

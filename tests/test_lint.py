@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO
+from tests.support import REPO
 
 
 def _run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -69,6 +69,9 @@ class ModuleMetrics:
     #: The module's headline peak (`MemoryAnalysis.peak_bytes`, what `memory` prints); None
     #: for a module with no entry computation.
     module_peak_bytes: int | None = None
+    #: How the backend was assumed, when nothing in or beside the dump decided it ("" else):
+    #: the command says so once.
+    backend_note: str = ""
 
     @property
     def padding_bytes(self) -> int:
@@ -155,7 +158,7 @@ def measure_module(
     """`module_metrics`, and the memory analysis its figures come from (None for a module with
     no entry computation): `diff` explains the peak with it. `report`: the module's memory
     report when already made (the HTML report's)."""
-    from hlo_layout.check.memory import figures_of, report_for
+    from hlo_layout.check.figures import figures_of, report_for
 
     counts = structure_counts(dump.module)
     if report is None:

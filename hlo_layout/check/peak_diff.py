@@ -42,6 +42,7 @@ from hlo_layout.memory.analysis import LiveBuffer, MemoryAnalysis, SpacePeak
 from hlo_layout.memory.attribution import Grouping, group_buffers
 from hlo_layout.memory.metadata import op_name_of
 from hlo_layout.syntax.fragments import parse_shape
+from hlo_layout.syntax.opcodes import BITCAST, CONSTANT, FUSION, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from hlo_layout.syntax.shape import ArrayShape
 from hlo_layout.syntax.tree import LazyAttributes, Module
 from hlo_layout.units import ratio_percent
@@ -512,7 +513,7 @@ def _remat_counts(module: Module, callees: Mapping[str, Sequence[tuple[str, ...]
         name
         for c in module.computations
         for i, called in zip(c.instructions, callees.get(c.name, ()), strict=False)
-        if i.opcode == "fusion"
+        if i.opcode == FUSION
         for name in called
     }
     xla = jax = 0
@@ -535,7 +536,7 @@ def _remat_counts(module: Module, callees: Mapping[str, Sequence[tuple[str, ...]
 
 
 #: Opcodes that hold no data of their own: not counted as duplicated work.
-_BOOKKEEPING = frozenset({"parameter", "get-tuple-element", "tuple", "bitcast", "constant"})
+_BOOKKEEPING = frozenset({PARAMETER, GET_TUPLE_ELEMENT, TUPLE, BITCAST, CONSTANT})
 
 
 def rematerialization(

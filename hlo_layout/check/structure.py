@@ -36,7 +36,7 @@ from typing import Any
 
 from hlo_layout.memory.footprint import ShapeFacts
 from hlo_layout.memory.metadata import SourceInfo
-from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, PARAMETER
+from hlo_layout.syntax.opcodes import CALL, CALLED_COMPUTATION_KEYS, FUSION, PARAMETER
 from hlo_layout.syntax.printer import print_layout, print_shape
 from hlo_layout.syntax.scan import attribute_pairs
 from hlo_layout.syntax.shape import ArrayShape, Layout, Shape, TupleShape
@@ -445,7 +445,7 @@ def _recover(p: _Pairing, source: tuple[SourceInfo, SourceInfo]) -> None:
 
 
 #: Call sites whose operand k is their callee's parameter k.
-_PASSES_OPERANDS = frozenset({"fusion", "call"})
+_PASSES_OPERANDS = frozenset({FUSION, CALL})
 
 
 def _operand_map(p: _Pairing, ka: int, kb: int) -> dict[int, int]:

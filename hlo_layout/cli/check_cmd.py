@@ -28,6 +28,7 @@ from hlo_layout.cli.common import (
     OutputFormat,
     emit_json,
     guard,
+    say_assumed,
     stderr_console,
     stdout_console,
     usage_error,
@@ -187,6 +188,9 @@ def check(
             err.print(f.error, markup=False, highlight=False)
         for warning in result.warnings:
             err.print(f"warning: {warning}", markup=False, highlight=False)
+        say_assumed(
+            (m.file, m.backend_note) for f in result.files for m in f.metrics if m.backend_note
+        )
         if junit_xml is not None:
             write_output_file(junit_xml, check_junit(result))
         if os.environ.get("GITHUB_ACTIONS") == "true":

@@ -245,12 +245,19 @@ def read_dumps(
 def say_notes(loaded: Loaded) -> None:
     """The reader's notes and each assumed backend, once per run on stderr (JSON keeps them in
     the documents' `notes`)."""
-    lines = list(loaded.notes)
-    assumed: dict[str, list[str]] = {}
-    for d in loaded.dumps:
-        if d.backend.assumed:
-            assumed.setdefault(d.backend.note, []).append(d.file)
-    for note, files in assumed.items():
+    say_assumed(
+        ((d.file, d.backend.note) for d in loaded.dumps if d.backend.assumed), list(loaded.notes)
+    )
+
+
+def say_assumed(assumed: Iterable[tuple[str, str]], lines: list[str] | None = None) -> None:
+    """`note:` lines on stderr: `lines`, then each (file, note) of an assumed backend once (one
+    line for every file assumed alike)."""
+    lines = list(lines or ())
+    files_of: dict[str, list[str]] = {}
+    for file, note in assumed:
+        files_of.setdefault(note, []).append(file)
+    for note, files in files_of.items():
         where = files[0] if len(set(files)) == 1 else f"{len(set(files))} dumps"
         lines.append(f"{where}: {note}")
     if lines:

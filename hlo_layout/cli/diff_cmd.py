@@ -21,6 +21,7 @@ from hlo_layout.cli.common import (
     TopOpt,
     emit_json,
     guard,
+    say_assumed,
     stderr_console,
     stdout_console,
 )
@@ -93,9 +94,8 @@ def diff(
             stderr_console().print("error: only one of OLD and NEW can be - (stdin)")
             raise typer.Exit(EXIT_USAGE)
         grouping = parse_grouping(by)
-        pairing = pair(
-            _load(old, backend), _load(new, backend), key=lambda s: s[2], name=lambda s: s[1].module
-        )
+        old_sides, new_sides = _load(old, backend), _load(new, backend)
+        pairing = pair(old_sides, new_sides, key=lambda s: s[2], name=lambda s: s[1].module)
         modules = [
             module_diff(a[0], b[0], a[1], b[1], a[3], b[3], grouping=grouping, top=top)
             for a, b in pairing.pairs
@@ -113,6 +113,11 @@ def diff(
             "warnings": list(pairing.warnings),
         }
         err = stderr_console()
+        say_assumed(
+            (s[1].file, s[3].backend_note)
+            for s in (*old_sides, *new_sides)
+            if s[3] is not None and s[3].backend_assumed
+        )
         for warning in pairing.warnings:
             err.print(f"warning: {warning}", markup=False, highlight=False)
         if output_format is OutputFormat.json:

@@ -26,7 +26,6 @@ so no input can make us recurse deeply or repeat work.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 
 from hlo_layout.cost import fusion as _fusion
 from hlo_layout.cost import handlers as _handlers
@@ -42,22 +41,29 @@ from hlo_layout.cost.properties import (
 from hlo_layout.cost.registry import RULES, CostError, Node, SyntheticGte, Visit, elements
 from hlo_layout.cost.sizes import ShapeSize, xla_shape_size
 from hlo_layout.syntax import index
-from hlo_layout.syntax.opcodes import ASYNC_START, CONSTANT, PARAMETER, SEQUENTIAL_CALLERS
-from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
-from hlo_layout.syntax.shape_inference import xla_shape
-from hlo_layout.syntax.tree import Computation, Instruction, Module, Operand
-
-#: Opcodes whose shape XLA's parser works out instead of reading the text's (xla_shape).
-_SHAPED_BY_XLA = frozenset(
-    {"send", "recv", "send-done", "recv-done", "outfeed", "after-all", "add-dependency", "constant"}
+from hlo_layout.syntax.opcodes import (
+    ADD_DEPENDENCY,
+    AFTER_ALL,
+    ASYNC_STARTS,
+    CALL,
+    CONDITIONAL,
+    CONSTANT,
+    CUSTOM_CALL,
+    DOMAIN,
+    GET_TUPLE_ELEMENT,
+    PARAMETER,
+    WHILE,
 )
+from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
+from hlo_layout.syntax.shape_inference import XLA_SHAPED_OPCODES, xla_shape
+from hlo_layout.syntax.tree import Computation, Instruction, Module, Operand
 
 #: Opcodes whose handler clears `current_should_compute_bottleneck_time_`, so that the optimal
 #: seconds they set (or take from a subcomputation: -1 per custom-call) are summed as they are.
 KEEPS_OPTIMAL_SECONDS = frozenset(
     {
-        "parameter", "constant", "get-tuple-element", "domain", "after-all", "add-dependency",
-        "call", "custom-call", "while", "conditional",
+        PARAMETER, CONSTANT, GET_TUPLE_ELEMENT, DOMAIN, AFTER_ALL, ADD_DEPENDENCY,
+        CALL, CUSTOM_CALL, WHILE, CONDITIONAL,
     }
 )  # fmt: skip
 
@@ -100,7 +106,7 @@ class ComputationView:
         self._users: dict[str, list[Node]] | None = None
         self._shapes: dict[str, Shape] = {}
         for instruction in computation.instructions:
-            if instruction.opcode in _SHAPED_BY_XLA and _reshaped(instruction):
+            if instruction.opcode in XLA_SHAPED_OPCODES and _reshaped(instruction):
                 self._shapes[instruction.name] = xla_shape(
                     instruction, functools.partial(self._raw_operand_shape, instruction)
                 )
@@ -223,49 +229,27 @@ def _synthesize(operand: Operand, producer: Instruction | None) -> SyntheticGte:
 
 
 def callees_first(module: Module, entry: Computation) -> list[tuple[Computation, bool]]:
-    """The computations reachable from `entry`, each after every computation it calls, with
-    whether it runs as code of its own (entry, or called only by while, conditional, call and
-    async-start: its instructions are reported one by one). Iterative; raises CostError at the
-    calling instruction when the call graph has a cycle, or names an unknown computation.
-
-    NOTE: [call-graph walk] A stand-in for the shared walk that rejects cycles
-    (syntax/index.py): swap the body for it when it lands.
-    """
+    """The computations reachable from `entry`, each after every computation it calls (the one
+    call-graph walk, `index.walk_calls`), with whether it runs as code of its own (entry, or
+    called only by while, conditional, call and async-start from code that does:
+    `index.computation_kinds`' `global`; its instructions are reported one by one). Raises
+    CostError at the call closing a cycle (the walk's message) or calling an unknown computation."""
     by_name = {c.name: c for c in module.computations}
-    order: list[Computation] = []
-    runs: dict[str, bool] = {entry.name: True}
-    state: dict[str, int] = {entry.name: 1}  # 1 on the stack, 2 done
+    edges = index.calls(module)
 
-    def calls(computation: Computation) -> Iterator[tuple[str, Instruction]]:
-        for instruction in computation.instructions:
-            for name in instruction.called_computations:
-                yield name, instruction
+    def unknown(caller: Instruction, name: str) -> None:
+        raise CostError(f"'{caller.name}' calls unknown computation '{name}'", caller.span)
 
-    stack: list[tuple[Computation, Iterator[tuple[str, Instruction]]]] = [(entry, calls(entry))]
-    while stack:
-        computation, it = stack[-1]
-        step = next(it, None)
-        if step is None:
-            stack.pop()
-            state[computation.name] = 2
-            order.append(computation)
-            continue
-        name, caller = step
-        callee = by_name.get(name)
-        if callee is None:
-            raise CostError(f"'{caller.name}' calls unknown computation '{name}'", caller.span)
-        if caller.opcode in SEQUENTIAL_CALLERS and runs.get(computation.name, False):
-            runs[name] = runs.get(name, False) or True
-        else:
-            runs.setdefault(name, False)
-        seen = state.get(name)
-        if seen == 1:
-            path = " → ".join([c.name for c, _ in stack] + [name])
-            raise CostError(f"the call graph has a cycle: {path}", caller.span)
-        if seen is None:
-            state[name] = 1
-            stack.append((callee, calls(callee)))
-    return [(c, runs.get(c.name, False)) for c in order]
+    found = index.walk_calls([entry.name], edges, by_name, unknown)
+    if not isinstance(found, list):
+        cycle = index.cycle_error(*found)
+        raise CostError(cycle.message, cycle.span)
+    if entry is module.entry:
+        kinds = index.computation_kinds(module)
+    else:
+        calling = {c: [(i.opcode, names) for i, names in sites] for c, sites in edges.items()}
+        kinds = index.kinds_of_calls(entry.name, calling, by_name)
+    return [(by_name[name], kinds.get(name) == "global") for name in found]
 
 
 class HloCostAnalysis:
@@ -355,7 +339,7 @@ class HloCostAnalysis:
             props = self._preprocess(signature)
             opcode = node.opcode
             rule = get_rule(opcode)
-            if rule is None and opcode.endswith("-start") and opcode not in ASYNC_START:
+            if rule is None and opcode.endswith("-start") and opcode not in ASYNC_STARTS:
                 rule = _handlers.async_sugar
             if rule is not None:
                 visit = Visit(self, view, node, props)

@@ -20,7 +20,35 @@ from typing import Any
 
 from hlo_layout.errors import HloSemanticError
 from hlo_layout.syntax.attrs import int_value
-from hlo_layout.syntax.opcodes import CONSTANT, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
+from hlo_layout.syntax.opcodes import (
+    ABS,
+    ADD,
+    AND,
+    BITCAST,
+    BROADCAST,
+    CALL,
+    COMPARE,
+    CONSTANT,
+    CONVERT,
+    COPY,
+    DIVIDE,
+    FUSION,
+    GET_TUPLE_ELEMENT,
+    IOTA,
+    MAXIMUM,
+    MINIMUM,
+    MULTIPLY,
+    NEGATE,
+    NOT,
+    OR,
+    PARAMETER,
+    REDUCE,
+    RESHAPE,
+    SELECT,
+    SUBTRACT,
+    TUPLE,
+    XOR,
+)
 from hlo_layout.syntax.shape import ArrayShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
@@ -36,7 +64,7 @@ WORK_LIMIT = 1_000_000
 #: How deep fusions and calls nest before evaluation gives up.
 DEPTH_LIMIT = 8
 
-COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+DIRECTIONS: dict[str, Callable[[Any, Any], bool]] = {
     "LT": operator.lt,
     "LE": operator.le,
     "GT": operator.gt,
@@ -63,23 +91,23 @@ def _divide(a: Any, b: Any) -> Any:
 
 
 BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.add,
-    "subtract": operator.sub,
-    "multiply": operator.mul,
-    "divide": _divide,
-    "maximum": max,
-    "minimum": min,
-    "and": _integer_only(operator.and_),
-    "or": _integer_only(operator.or_),
-    "xor": _integer_only(operator.xor),
+    ADD: operator.add,
+    SUBTRACT: operator.sub,
+    MULTIPLY: operator.mul,
+    DIVIDE: _divide,
+    MAXIMUM: max,
+    MINIMUM: min,
+    AND: _integer_only(operator.and_),
+    OR: _integer_only(operator.or_),
+    XOR: _integer_only(operator.xor),
 }
 UNARY: dict[str, Callable[[Any], Any]] = {
-    "negate": operator.neg,
-    "abs": abs,
-    "not": lambda a: (not a) if isinstance(a, bool) else ~a,
+    NEGATE: operator.neg,
+    ABS: abs,
+    NOT: lambda a: (not a) if isinstance(a, bool) else ~a,
 }
 #: Opcodes that keep every element as it is (the type aside), for the evaluator's purposes.
-_SAME_ELEMENTS = frozenset({"copy", "bitcast", "reshape", "convert"})
+_SAME_ELEMENTS = frozenset({COPY, BITCAST, RESHAPE, CONVERT})
 _FLOAT_FORMATS = {"f16": "e", "f32": "f", "f64": "d"}
 _INT_BITS = {"s8": 8, "s16": 16, "s32": 32, "s64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
 
@@ -157,7 +185,7 @@ class Evaluator:
         if opcode == TUPLE:
             values = self._operands(computation, instruction, args, memo, depth)
             return {at: v for at, v in enumerate(values) if v is not None}
-        if opcode in ("fusion", "call"):
+        if opcode in (FUSION, CALL):
             callees = instruction.called_computations
             values = self._operands(computation, instruction, args, memo, depth)
             return self._call(callees[0] if callees else None, values, depth)
@@ -171,17 +199,17 @@ class Evaluator:
         scalar = all(d == 1 for d in shape.dims)
         if opcode == CONSTANT:
             return _typed(_literal(instruction.literal or ""), element_type) if scalar else None
-        if opcode == "iota":
+        if opcode == IOTA:
             return _iota(instruction, shape.dims, element_type)
         values = self._operands(computation, instruction, args, memo, depth)
         if any(v is None or isinstance(v, dict) for v in values):
             return None
-        if opcode == "broadcast" and values:
+        if opcode == BROADCAST and values:
             if isinstance(values[0], list):
                 return values[0] if len(values[0]) == size else None
             element = _typed(values[0], element_type)
             return element if scalar else [element] * size
-        if opcode == "reduce" and len(values) == 2 and scalar:
+        if opcode == REDUCE and len(values) == 2 and scalar:
             return self._reduce(instruction, values, element_type, depth)
         if opcode in _SAME_ELEMENTS and values:
             return _elementwise(lambda a: a, values[:1], element_type)
@@ -189,12 +217,12 @@ class Evaluator:
             return _elementwise(BINARY[opcode], values, element_type)
         if opcode in UNARY and len(values) == 1:
             return _elementwise(UNARY[opcode], values, element_type)
-        if opcode == "compare" and len(values) == 2:
+        if opcode == COMPARE and len(values) == 2:
             direction = instruction.attr("direction")
-            if direction is None or direction.raw not in COMPARE:
+            if direction is None or direction.raw not in DIRECTIONS:
                 return None
-            return _elementwise(COMPARE[direction.raw], values, "pred")
-        if opcode == "select" and len(values) == 3:
+            return _elementwise(DIRECTIONS[direction.raw], values, "pred")
+        if opcode == SELECT and len(values) == 3:
             return _elementwise(lambda p, a, b: a if p else b, values, element_type)
         return None
 
@@ -261,4 +289,4 @@ def _typed(value: Any, element_type: str) -> Scalar:
     return float(struct.unpack(form, struct.pack(form, float(value)))[0])
 
 
-__all__ = ["ARRAY_LIMIT", "COMPARE", "DEPTH_LIMIT", "WORK_LIMIT", "Evaluator", "Scalar", "Value"]
+__all__ = ["ARRAY_LIMIT", "DEPTH_LIMIT", "DIRECTIONS", "WORK_LIMIT", "Evaluator", "Scalar", "Value"]

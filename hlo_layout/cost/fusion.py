@@ -27,7 +27,18 @@ from hlo_layout.cost.properties import (
     output_bytes_key,
 )
 from hlo_layout.cost.registry import RULES, Node, Visit, register
-from hlo_layout.syntax.opcodes import FUSION, GET_TUPLE_ELEMENT, TUPLE
+from hlo_layout.syntax.opcodes import (
+    BROADCAST,
+    DYNAMIC_SLICE,
+    DYNAMIC_UPDATE_SLICE,
+    FUSION,
+    GATHER,
+    GET_TUPLE_ELEMENT,
+    RESHAPE,
+    SCATTER,
+    SLICE,
+    TUPLE,
+)
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Instruction
 
@@ -43,7 +54,7 @@ def fusion(v: Visit) -> None:
     node = v.node
     if isinstance(node, Instruction) and node.fusion_kind == "kCustom":
         for inner in fused.nodes:
-            if inner.opcode in ("gather", "scatter"):
+            if inner.opcode in (GATHER, SCATTER):
                 RULES[inner.opcode](Visit(analysis, fused, inner, v.properties))
                 return
     props = dict(v.subcomputation(fused.computation.name))
@@ -84,7 +95,7 @@ def _output_bytes(v: Visit, fused: ComputationView, props: Properties) -> None:
         writer: Node | None = root
         if len(index) == 1 and root is not None and root.opcode == TUPLE:
             writer = fused.operand_node(root, index[0]) if index[0] < len(root.operands) else None
-        if writer is not None and writer.opcode == "dynamic-update-slice":
+        if writer is not None and writer.opcode == DYNAMIC_UPDATE_SLICE:
             size = v.size(fused.operand_shape(writer, 1))
         else:
             size = v.size(sub)
@@ -155,15 +166,15 @@ def parameter_read_bytes(analysis: HloCostAnalysis, view: ComputationView, node:
                 nested_seen = False
                 for fu in fusion_users:
                     fop = fu.opcode
-                    if simple and fop == "slice":
+                    if simple and fop == SLICE:
                         size += size_of(view.shape(fu))
-                    elif simple and fop == "dynamic-slice":
+                    elif simple and fop == DYNAMIC_SLICE:
                         if fu.operands and fu.operands[0].ref == user.name:
                             size += size_of(view.shape(fu))
                         elif not nested_seen:
                             nested_seen = True
                             size += size_of(view.shape(user))
-                    elif simple and fop == "dynamic-update-slice":
+                    elif simple and fop == DYNAMIC_UPDATE_SLICE:
                         if (
                             not (fu.operands and fu.operands[0].ref == user.name)
                             and not nested_seen
@@ -174,19 +185,19 @@ def parameter_read_bytes(analysis: HloCostAnalysis, view: ComputationView, node:
                         nested_seen = True
                         if param is not None:
                             size += analysis.parameter_read_bytes(nested, param)
-        elif op == "slice":
+        elif op == SLICE:
             size += size_of(view.shape(user))
-        elif op == "dynamic-slice":
+        elif op == DYNAMIC_SLICE:
             if user.operands and user.operands[0].ref == name:
                 size += size_of(view.shape(user))
             elif not seen:
                 seen = True
                 size += size_of(view.shape(node))
-        elif op == "dynamic-update-slice":
+        elif op == DYNAMIC_UPDATE_SLICE:
             if not (user.operands and user.operands[0].ref == name) and not seen:
                 seen = True
                 size += size_of(view.shape(node))
-        elif op in ("broadcast", "reshape"):
+        elif op in (BROADCAST, RESHAPE):
             size += size_of(view.shape(node))
         elif not seen:
             seen = True

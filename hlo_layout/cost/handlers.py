@@ -30,7 +30,49 @@ from hlo_layout.cost.registry import (
     register,
 )
 from hlo_layout.syntax.attrs import conv_dimension_numbers, int_list, int_value, window
-from hlo_layout.syntax.opcodes import ELEMENTWISE, TRANSCENDENTAL
+from hlo_layout.syntax.opcodes import (
+    ADD_DEPENDENCY,
+    AFTER_ALL,
+    ALL_REDUCE,
+    ALL_REDUCE_START,
+    ASYNC_START,
+    BITCAST,
+    CALL,
+    CHOLESKY,
+    CONDITIONAL,
+    CONSTANT,
+    CONVOLUTION,
+    COPY,
+    CUSTOM_CALL,
+    DOMAIN,
+    DOT,
+    DYNAMIC_SLICE,
+    DYNAMIC_UPDATE_SLICE,
+    ELEMENTWISE,
+    FFT,
+    GATHER,
+    GET_TUPLE_ELEMENT,
+    INFEED,
+    MAP,
+    OUTFEED,
+    PARAMETER,
+    RAGGED_DOT,
+    REDUCE,
+    REDUCE_WINDOW,
+    RNG,
+    RNG_BIT_GENERATOR,
+    SCALED_DOT,
+    SCAN,
+    SCATTER,
+    SELECT_AND_SCATTER,
+    SLICE,
+    SORT,
+    TRANSCENDENTAL,
+    TRANSPOSE,
+    TRIANGULAR_SOLVE,
+    TUPLE,
+    WHILE,
+)
 from hlo_layout.syntax.shape import ArrayShape, BufferShape, Shape, TupleShape
 
 #: HloCostAnalysis::kFmaFlops: a fused multiply-add counts as two flops.
@@ -70,7 +112,7 @@ def _no_traffic(v: Visit) -> None:
 # -- elementwise --------------------------------------------------------------------------------
 
 
-@register(*(ELEMENTWISE - {"copy", "map"}))
+@register(*(ELEMENTWISE - {COPY, MAP}))
 def elementwise(v: Visit) -> None:
     """HandleElementwiseOp (and HandleElementwiseUnary/Binary, HandleCompare, HandleClamp,
     HandleSelect, HandleConvert, HandleReducePrecision): one flop per output element, or one
@@ -82,7 +124,7 @@ def elementwise(v: Visit) -> None:
 # -- no computation, no bytes -------------------------------------------------------------------
 
 
-@register("parameter", "constant")
+@register(PARAMETER, CONSTANT)
 def parameter(v: Visit) -> None:
     """HandleParameter, HandleConstant: nothing read, nothing written."""
     props = v.properties
@@ -91,7 +133,7 @@ def parameter(v: Visit) -> None:
     props[OPTIMAL_SECONDS] = 0
 
 
-@register("get-tuple-element", "bitcast")
+@register(GET_TUPLE_ELEMENT, BITCAST)
 def get_tuple_element(v: Visit) -> None:
     """HandleGetTupleElement, HandleBitcast: a pointer is forwarded, no element is touched."""
     props = v.properties
@@ -101,13 +143,13 @@ def get_tuple_element(v: Visit) -> None:
     props[OPTIMAL_SECONDS] = 0
 
 
-@register("domain", "after-all", "add-dependency")
+@register(DOMAIN, AFTER_ALL, ADD_DEPENDENCY)
 def domain(v: Visit) -> None:
     """HandleDomain, HandleAfterAll, HandleAddDependency: ordering only, no code."""
     _no_traffic(v)
 
 
-@register("transpose")
+@register(TRANSPOSE)
 def transpose(v: Visit) -> None:
     """HandleTranspose: HandleBitcast when the transpose is a bitcast of its layouts
     (HloInstruction::IsEffectiveBitcast → ShapeUtil::TransposeIsBitcast: the permutation composed
@@ -130,7 +172,7 @@ def transpose(v: Visit) -> None:
 # -- data movement with its own bytes -----------------------------------------------------------
 
 
-@register("slice")
+@register(SLICE)
 def slice_(v: Visit) -> None:
     """HandleSlice: reads only what it writes."""
     out = v.size(v.shape)
@@ -148,7 +190,7 @@ def _ratio(a: int, b: int) -> float:
     return math.nan if a == 0 else math.inf
 
 
-@register("dynamic-slice")
+@register(DYNAMIC_SLICE)
 def dynamic_slice(v: Visit) -> None:
     """HandleDynamicSlice: the slice read and written, and the first start index."""
     out = v.size(v.shape)
@@ -161,7 +203,7 @@ def dynamic_slice(v: Visit) -> None:
     props[operand_utilization_key(0)] = _ratio(elements(v.shape), elements(v.operand_shape(0)))
 
 
-@register("dynamic-update-slice")
+@register(DYNAMIC_UPDATE_SLICE)
 def dynamic_update_slice(v: Visit) -> None:
     """HandleDynamicUpdateSlice: the update read and written in place (operand 0 aliases the
     output, 0 bytes), and the first start index."""
@@ -177,7 +219,7 @@ def dynamic_update_slice(v: Visit) -> None:
     props[operand_utilization_key(0)] = _ratio(total - elements(v.operand_shape(1)), total)
 
 
-@register("tuple")
+@register(TUPLE)
 def tuple_(v: Visit) -> None:
     """HandleTuple: only the output's pointer table is written."""
     props = v.properties
@@ -188,7 +230,7 @@ def tuple_(v: Visit) -> None:
         props[operand_bytes_key(k)] = 0
 
 
-@register("gather")
+@register(GATHER)
 def gather(v: Visit) -> None:
     """HandleGather: a copy the size of the output, and the indices."""
     out = v.size(v.shape)
@@ -201,7 +243,7 @@ def gather(v: Visit) -> None:
     props[OUTPUT_BYTES] = out
 
 
-@register("scatter")
+@register(SCATTER)
 def scatter(v: Visit) -> None:
     """HandleScatter: three update-sized transfers per operand (read, updates, write) and the
     indices; the update computation once per update element."""
@@ -221,7 +263,7 @@ def scatter(v: Visit) -> None:
     _scaled(v, v.subcomputation(v.callee("to_apply")), count)
 
 
-@register("infeed")
+@register(INFEED)
 def infeed(v: Visit) -> None:
     """HandleInfeed: every leaf of the output written."""
     props = v.properties
@@ -234,7 +276,7 @@ def infeed(v: Visit) -> None:
     props[BYTES_ACCESSED] = size
 
 
-@register("outfeed")
+@register(OUTFEED)
 def outfeed(v: Visit) -> None:
     """HandleOutfeed: every leaf of every operand read."""
     props = v.properties
@@ -277,13 +319,13 @@ def _contracting(v: Visit) -> tuple[int, ...]:
     return int_list(attr) if attr is not None else ()
 
 
-@register("dot", "scaled-dot")
+@register(DOT, SCALED_DOT)
 def dot(v: Visit) -> None:
     """HandleDot, HandleScaledDot: GetDotFlops of operand 0 and the result."""
     v.properties[FLOPS] = dot_flops(v.operand_shape(0), v.shape, _contracting(v))
 
 
-@register("ragged-dot")
+@register(RAGGED_DOT)
 def ragged_dot(v: Visit) -> None:
     """HandleRaggedDot: GetDotFlops with the result's group dimensions deleted (dimension i for
     the i-th group dimension, as XLA deletes them)."""
@@ -298,7 +340,7 @@ def ragged_dot(v: Visit) -> None:
     v.properties[FLOPS] = dot_flops(v.operand_shape(0), result, _contracting(v))
 
 
-@register("convolution")
+@register(CONVOLUTION)
 def convolution(v: Visit) -> None:
     """HandleConvolution: GetConvolutionFlops."""
     v.properties[FLOPS] = convolution_flops(v)
@@ -425,7 +467,7 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-@register("fft")
+@register(FFT)
 def fft(v: Visit) -> None:
     """HandleFft: 2 × 4 FMAs per complex multiply × the product of log2(length) × elements."""
     lengths = v.attr("fft_length")
@@ -437,7 +479,7 @@ def fft(v: Visit) -> None:
     v.properties[FLOPS] = FMA_FLOPS * 4 * log_factors * elements(real)
 
 
-@register("triangular-solve")
+@register(TRIANGULAR_SOLVE)
 def triangular_solve(v: Visit) -> None:
     """HandleTriangularSolve: half of operand 0 read; batch × m × n² / 2 FMAs. XLA writes the
     second operand's bytes under operand 0's key (a slip we keep: the figures must be XLA's)."""
@@ -452,7 +494,7 @@ def triangular_solve(v: Visit) -> None:
     props[FLOPS] = FMA_FLOPS * last * elements(b)
 
 
-@register("cholesky")
+@register(CHOLESKY)
 def cholesky(v: Visit) -> None:
     """HandleCholesky: half of operand 0 read and half written; batch × n³ / 3 flops."""
     props = v.properties
@@ -465,19 +507,19 @@ def cholesky(v: Visit) -> None:
     props[FLOPS] = last * elements(a) // 3
 
 
-@register("rng")
+@register(RNG)
 def rng(v: Visit) -> None:
     """HandleRng: one transcendental per output element."""
     v.properties[TRANSCENDENTALS] = elements(v.shape)
 
 
-@register("rng-bit-generator")
+@register(RNG_BIT_GENERATOR)
 def rng_bit_generator(v: Visit) -> None:
     """HandleRngBitGenerator: one transcendental per element of every output leaf."""
     v.properties[TRANSCENDENTALS] = elements_recursive(v.shape)
 
 
-@register("sort")
+@register(SORT)
 def sort(v: Visit) -> None:
     """HandleSort: n × ⌈log2 n⌉ comparisons of operand 0's n elements (the comparator is not
     costed)."""
@@ -485,7 +527,7 @@ def sort(v: Visit) -> None:
     v.properties[FLOPS] = n * ((n - 1).bit_length() if n > 0 else -1)  # Log2Ceiling
 
 
-@register("all-reduce", "all-reduce-start")
+@register(ALL_REDUCE, ALL_REDUCE_START)
 def all_reduce(v: Visit) -> None:
     """HandleAllReduce, HandleAllReduceStart: one flop per output element (two replicas
     assumed), every output array written and every operand read."""
@@ -512,13 +554,13 @@ def _array_subshapes(shape: Shape) -> list[tuple[tuple[int, ...], ArrayShape]]:
 # -- computations applied per element -----------------------------------------------------------
 
 
-@register("map")
+@register(MAP)
 def map_(v: Visit) -> None:
     """HandleMap: the mapped computation once per output element."""
     _scaled(v, v.subcomputation(v.callee("to_apply")), elements(v.shape))
 
 
-@register("reduce")
+@register(REDUCE)
 def reduce(v: Visit) -> None:
     """HandleReduce: the reducer once per input element beyond the output's (for a variadic
     reduce, counted on operand 0 and output 0)."""
@@ -528,7 +570,7 @@ def reduce(v: Visit) -> None:
     _scaled(v, v.subcomputation(v.callee("to_apply")), count)
 
 
-@register("reduce-window")
+@register(REDUCE_WINDOW)
 def reduce_window(v: Visit) -> None:
     """HandleReduceWindow: the reducer (window size − 1) times per output element; a window that
     is a reduce of one dimension broadcast back over it (padded by size − 1 on both sides) counts
@@ -559,7 +601,7 @@ def reduce_window(v: Visit) -> None:
     _scaled(v, sub, count)
 
 
-@register("select-and-scatter")
+@register(SELECT_AND_SCATTER)
 def select_and_scatter(v: Visit) -> None:
     """HandleSelectAndScatter: per source element, the select computation (window size − 1)
     times and the scatter computation once."""
@@ -572,7 +614,7 @@ def select_and_scatter(v: Visit) -> None:
     _scaled(v, scatter_, source, add=True)
 
 
-@register("scan")
+@register(SCAN)
 def scan(v: Visit) -> None:
     """HandleScan (jaxlib 0.10.2's; not in the sources we read, so measured): the scanned
     computation's flops and transcendentals times the element count of operand 1 — whatever the
@@ -585,13 +627,13 @@ def scan(v: Visit) -> None:
 # -- control flow and calls ---------------------------------------------------------------------
 
 
-@register("call")
+@register(CALL)
 def call(v: Visit) -> None:
     """HandleCall: the called computation's properties."""
     v.properties = dict(v.subcomputation(v.callee("to_apply")))
 
 
-@register("async-start")
+@register(ASYNC_START)
 def async_start(v: Visit) -> None:
     """HandleAsyncStart: the wrapped computation's properties."""
     v.properties = dict(v.subcomputation(v.callee("calls")))
@@ -605,7 +647,7 @@ def async_sugar(v: Visit) -> None:
     v.properties = dict(v.analysis.async_wrapped_properties(v.view, v.node))
 
 
-@register("while")
+@register(WHILE)
 def while_(v: Visit) -> None:
     """HandleWhile: one iteration — the body's and the condition's properties added (loops.py
     multiplies by the trip count)."""
@@ -616,7 +658,7 @@ def while_(v: Visit) -> None:
     v.properties = props
 
 
-@register("conditional")
+@register(CONDITIONAL)
 def conditional(v: Visit) -> None:
     """HandleConditional: branch 0's properties, each raised to any later branch's larger value
     (key by key, so the maximum may mix branches)."""
@@ -642,7 +684,7 @@ def conditional_branches(v: Visit) -> list[str]:
     return names
 
 
-@register("custom-call")
+@register(CUSTOM_CALL)
 def custom_call(v: Visit) -> None:
     """HandleCustomCall: unknown, marked -1 (flops, bytes accessed, every operand's and the
     output's bytes, optimal seconds) — XLA's way of saying it does not know."""

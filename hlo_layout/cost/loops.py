@@ -29,12 +29,24 @@ from hlo_layout.cost.evaluate import Evaluator, Value
 from hlo_layout.errors import HloSemanticError, Span
 from hlo_layout.limits import read_int
 from hlo_layout.syntax.attrs import computation_names, int_value
-from hlo_layout.syntax.opcodes import CONSTANT, GET_TUPLE_ELEMENT, TUPLE
+from hlo_layout.syntax.opcodes import (
+    ADD,
+    BITCAST,
+    COMPARE,
+    CONSTANT,
+    CONVERT,
+    COPY,
+    GET_TUPLE_ELEMENT,
+    RESHAPE,
+    SEQUENTIAL_CALLERS,
+    TUPLE,
+)
 from hlo_layout.syntax.shape import ArrayShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
-#: Opcodes whose cost is their called computations' (counted through execution counts here).
-CONTROL = frozenset({"while", "call", "conditional", "async-start"})
+#: Opcodes whose cost is their called computations' (counted through execution counts here):
+#: those whose callees run as code of their own.
+CONTROL = SEQUENTIAL_CALLERS
 #: XLA's `max_brute_force_iters` default for ComputeWhileLoopTripCount.
 MAX_BRUTE_FORCE_ITERATIONS = 128
 _INTEGER_TYPES = frozenset({"s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"})
@@ -128,7 +140,7 @@ def _gte_operand_index(
                 return None
             if producer.opcode == CONSTANT:
                 continue
-            if producer.opcode == "copy" and producer.operands:
+            if producer.opcode == COPY and producer.operands:
                 producer = computation.resolve(producer.operands[0])
                 if producer is None:
                     return None
@@ -193,7 +205,7 @@ def _constant_value(computation: Computation, name: str, depth: int) -> int | No
     while instruction is not None and depth > 0:
         if instruction.opcode == CONSTANT:
             return _scalar_literal(instruction)
-        if instruction.opcode in ("copy", "convert", "reshape", "bitcast") and instruction.operands:
+        if instruction.opcode in (COPY, CONVERT, RESHAPE, BITCAST) and instruction.operands:
             instruction = computation.resolve(instruction.operands[0])
             depth -= 1
             continue
@@ -230,7 +242,7 @@ def _pattern(
     body_root = body.root
     assert body_root is not None
     update = body.resolve(body_root.operands[index])
-    if update is None or update.opcode != "add" or len(update.operands) != 2:
+    if update is None or update.opcode != ADD or len(update.operands) != 2:
         return "the induction variable does not go as i++"
     if _non_constant(body, update) is None or _constant_operand(body, update) != 1:
         return "the induction variable does not go as i++"
@@ -242,7 +254,7 @@ def _pattern(
         return "the condition is not op(i, N) with a constant N"
     direction = root.attr("direction")
     first_is_indvar = root.operands[0].ref == indvar
-    if root.opcode == "compare" and direction is not None and first_is_indvar:
+    if root.opcode == COMPARE and direction is not None and first_is_indvar:
         if direction.raw == "LT":
             return max(0, bound - start), "pattern: i < N"
         if direction.raw == "LE":

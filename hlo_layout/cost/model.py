@@ -35,12 +35,17 @@ from hlo_layout.cost.properties import (
 from hlo_layout.cost.registry import Node, Visit
 from hlo_layout.cost.sizes import physical_shape_size
 from hlo_layout.errors import Span
-from hlo_layout.syntax.opcodes import CUSTOM_CALL, FUSION
+from hlo_layout.syntax.opcodes import (
+    CALL,
+    CONDITIONAL,
+    CONTRACTION,
+    CUSTOM_CALL,
+    FUSION,
+    WHILE,
+)
 from hlo_layout.syntax.shape import ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
-#: Opcodes that carry a dot's or convolution's flops: their operand 0 sets the roofline type.
-_MATMULS = frozenset({"dot", "convolution", "scaled-dot", "ragged-dot"})
 _GEMM_TARGETS = ("__cublas$gemm", "__cublas$lt$matmul")
 
 
@@ -272,7 +277,7 @@ class _Builder:
         branches: list[Branch],
     ) -> Iterator[tuple[str, int]]:
         """(callee, executions per execution of `node`) for a control-flow instruction."""
-        if node.opcode == "while":
+        if node.opcode == WHILE:
             n, how = trip_count(self.module, computation, node)
             loops.append(Loop(computation.name, node.name, n, how, node.span))
             body, condition = _attr_callee(node, "body"), _attr_callee(node, "condition")
@@ -280,7 +285,7 @@ class _Builder:
                 yield body, n if n is not None else 1
             if condition is not None:
                 yield condition, n + 1 if n is not None else 1
-        elif node.opcode == "conditional":
+        elif node.opcode == CONDITIONAL:
             names = branch_names(self.module, node)
             if not names:
                 return
@@ -289,7 +294,7 @@ class _Builder:
             for name in dict.fromkeys(names):
                 yield name, 1 if name == chosen else 0
         else:  # call, async-start
-            key = "to_apply" if node.opcode == "call" else "calls"
+            key = "to_apply" if node.opcode == CALL else "calls"
             callee = _attr_callee(node, key)
             if callee is not None:
                 yield callee, 1
@@ -327,7 +332,9 @@ class _Builder:
     def element_type(self, view: ComputationView, node: Node) -> str | None:
         """The type the instruction computes in, for its roofline: a dot's or convolution's
         operand 0 (also inside a fusion, or a gemm custom-call), else its first output array."""
-        matmul = node.opcode in _MATMULS or (node.opcode == CUSTOM_CALL and _is_matmul_call(node))
+        matmul = node.opcode in CONTRACTION or (
+            node.opcode == CUSTOM_CALL and _is_matmul_call(node)
+        )
         if matmul and node.operands:
             return _element_type(view.operand_shape(node, 0))
         if node.opcode == FUSION and isinstance(node, Instruction) and node.called_computations:
@@ -346,7 +353,7 @@ class _Builder:
         except Exception:
             return None
         for node in view.nodes:
-            if node.opcode in _MATMULS and node.operands:
+            if node.opcode in CONTRACTION and node.operands:
                 found = _element_type(view.operand_shape(node, 0))
                 break
             if node.opcode == FUSION and isinstance(node, Instruction) and node.called_computations:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from hlo_layout.cost.properties import Properties
 from hlo_layout.errors import HloSemanticError
-from hlo_layout.syntax.opcodes import GET_TUPLE_ELEMENT
+from hlo_layout.syntax.opcodes import GET_TUPLE_ELEMENT, Registry
 from hlo_layout.syntax.shape import ArrayShape, BufferShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Attribute, Instruction, Operand
 
@@ -119,20 +119,9 @@ _ONLY_CALLEE = frozenset({"calls", "to_apply"})
 
 Rule = Callable[[Visit], None]
 #: opcode → rule; filled by hlo_layout.cost.handlers.
-RULES: dict[str, Rule] = {}
-
-
-def register(*opcodes: str) -> Callable[[Rule], Rule]:
-    """Decorator: `rule` handles `opcodes` (each opcode has one rule)."""
-
-    def add(rule: Rule) -> Rule:
-        for opcode in opcodes:
-            if opcode in RULES:
-                raise ValueError(f"two cost rules for {opcode}")
-            RULES[opcode] = rule
-        return rule
-
-    return add
+RULES: Registry[Rule] = Registry("cost rules")
+#: Decorator: `rule` handles `opcodes` (each opcode has one rule).
+register = RULES.register
 
 
 __all__ = [

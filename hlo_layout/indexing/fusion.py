@@ -616,14 +616,8 @@ def _run(task: _Task, session: dict[Any, Any]) -> InstructionIndexing:
             session[top.key] = top.compute(session)
             stack.pop()
         except _TooDeep as deeper:
-            if any(t.key == deeper.task.key for t in stack):  # a cycle of calls
-                count = len(_facts(deeper.task.computation, session).params)
-                name = deeper.task.computation.name
-                session[deeper.task.key] = InstructionIndexing.unknown(
-                    count, f"computation '{name}' calls itself"
-                )
-            else:
-                stack.append(deeper.task)
+            # Never a task already on the stack: a call cycle stops at `called_computation`.
+            stack.append(deeper.task)
         finally:
             session[_DEPTH] = 0
     return session[task.key]  # type: ignore[no-any-return]
@@ -684,8 +678,9 @@ def called_computation(ctx: OpContext) -> Computation:
         raise Unsupported(f"computation '{names[0]}' is not in the module")
     if len(_facts(called, ctx.session).params) != ctx.num_operands:
         raise Unsupported(f"computation '{called.name}' takes a different number of operands")
-    if ("calling", called.name) in ctx.session:
-        raise Unsupported(f"computation '{called.name}' calls itself")
+    cycle = syntax_index.call_cycle(ctx.module)
+    if cycle is not None:  # the one call-graph walk found one (the verifier refuses it)
+        raise Unsupported(cycle.message)
     return called
 
 
@@ -698,11 +693,7 @@ def fusion_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexin
     """Output-to-input indexing of a fusion or call: `computation_output_to_input` of the called
     computation, whose parameter k is operand k."""
     called = called_computation(ctx)
-    ctx.session[("calling", called.name)] = True
-    try:
-        return computation_output_to_input(ctx.module, called, output_id, session=ctx.session)
-    finally:
-        del ctx.session[("calling", called.name)]
+    return computation_output_to_input(ctx.module, called, output_id, session=ctx.session)
 
 
 # -- input to output --------------------------------------------------------------------------
@@ -819,11 +810,7 @@ def _whole_tuple_read(
 def fusion_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
     """Input-to-output indexing of a fusion or call through its computation (not in XLA)."""
     called = called_computation(ctx)
-    ctx.session[("calling", called.name)] = True
-    try:
-        return computation_input_to_output(ctx.module, called, input_id, session=ctx.session)
-    finally:
-        del ctx.session[("calling", called.name)]
+    return computation_input_to_output(ctx.module, called, input_id, session=ctx.session)
 
 
 def use_chain(computation: Computation, start: str, end: str) -> list[Instruction]:

@@ -11,23 +11,35 @@ from __future__ import annotations
 
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue, Index
 from hlo_layout.syntax.attrs import aliasing_pairs, int_value
+from hlo_layout.syntax.opcodes import (
+    ALL_REDUCE_START,
+    BITCAST,
+    COLLECTIVE_PERMUTE,
+    COLLECTIVE_PERMUTE_START,
+    CONDITIONAL,
+    DEFAULT_IN_PLACE,
+    DYNAMIC_UPDATE_SLICE,
+    FUSION,
+    GET_TUPLE_ELEMENT,
+    PARAMETER,
+    RAGGED_ALL_TO_ALL,
+    SCATTER,
+    SET_DIMENSION_SIZE,
+    TUPLE,
+)
 from hlo_layout.syntax.shape import Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
 #: (output index, operand number, operand index): an in-place pair.
 Pair = tuple[Index, int, Index]
 
-#: Opcodes whose operand i shares the buffer of output i (one operand: the whole output);
-#: AliasInfo::IsDefaultInPlaceOperation.
-_DEFAULT_IN_PLACE = frozenset({"dynamic-update-slice", "scatter", "all-reduce-start"})
-_GTE = "get-tuple-element"
 #: Opcodes output_operand_pairs may give pairs for without an `output_to_operand_aliasing`.
-_MAY_PAIR = _DEFAULT_IN_PLACE | {
-    "fusion",
-    "collective-permute",
-    "collective-permute-start",
-    "set-dimension-size",
-    "ragged-all-to-all",
+_MAY_PAIR = DEFAULT_IN_PLACE | {
+    FUSION,
+    COLLECTIVE_PERMUTE,
+    COLLECTIVE_PERMUTE_START,
+    SET_DIMENSION_SIZE,
+    RAGGED_ALL_TO_ALL,
 }
 #: Fusions nest a few levels in real dumps; past this a (malformed) fusion calling itself stops.
 _MAX_NESTING = 64
@@ -39,34 +51,34 @@ def output_operand_pairs(i: Instruction, module: Module, depth: int = 0) -> list
     (GetNonDefaultInPlaceInputOutputPairs); an `output_to_operand_aliasing` is honoured on any
     opcode that writes one (XLA reads it on custom-call, fusion and async-start)."""
     op = i.opcode
-    if op in _DEFAULT_IN_PLACE:
-        if op == "all-reduce-start" and uses_nvshmem(i):
+    if op in DEFAULT_IN_PLACE:
+        if op == ALL_REDUCE_START and uses_nvshmem(i):
             return []  # nvshmem's one-shot all-reduce needs separate buffers
         n = len(i.operands)
-        if op == "scatter":
+        if op == SCATTER:
             n = (n - 1) // 2
-        elif op == "dynamic-update-slice":
+        elif op == DYNAMIC_UPDATE_SLICE:
             n = 1
         if n == 1:
             return [((), 0, ())]
         return [((k,), k, ()) for k in range(n)]
     declared = _declared_pairs(i)
-    if op == "fusion":
+    if op == FUSION:
         return _fusion_pairs(i, module, depth) + declared
     if declared:
         return declared
-    if op == "collective-permute" and len(i.operands) == 4:
+    if op == COLLECTIVE_PERMUTE and len(i.operands) == 4:
         return _permute_pairs(i.shape, ())
-    if op == "collective-permute-start" and len(i.operands) == 4:
+    if op == COLLECTIVE_PERMUTE_START and len(i.operands) == 4:
         out = (
             i.shape.elements[1]
             if isinstance(i.shape, TupleShape) and len(i.shape.elements) > 1
             else None
         )
         return _permute_pairs(out, (1,))
-    if op == "set-dimension-size":
+    if op == SET_DIMENSION_SIZE:
         return [((), 0, ())]
-    if op == "ragged-all-to-all":
+    if op == RAGGED_ALL_TO_ALL:
         return [((), 1, ())]
     return []
 
@@ -110,11 +122,11 @@ def _follow_tuples(
     body: Computation, inst: Instruction | None, index: Index
 ) -> tuple[Instruction | None, Index]:
     """FollowTupleIndirection: through tuples (by index) and get-tuple-elements (onto it)."""
-    while inst is not None and inst.opcode == "tuple" and index:
+    while inst is not None and inst.opcode == TUPLE and index:
         if index[0] >= len(inst.operands):
             return None, index
         inst, index = body.resolve(inst.operands[index[0]]), index[1:]
-    while inst is not None and inst.opcode == _GTE and inst.operands:
+    while inst is not None and inst.opcode == GET_TUPLE_ELEMENT and inst.operands:
         a = inst.attr("index")
         if a is None:
             return None, index
@@ -145,7 +157,7 @@ def _no_pairs(fusion: Instruction, root_opcode: str, root_aliasing: bool) -> boo
     for the one output)."""
     return (
         root_opcode not in _MAY_PAIR
-        and root_opcode not in ("tuple", _GTE)
+        and root_opcode not in (TUPLE, GET_TUPLE_ELEMENT)
         and not isinstance(fusion.shape, TupleShape)
         and not root_aliasing
     )
@@ -168,7 +180,7 @@ def _body_pairs(fusion: Instruction, body: Computation, module: Module, depth: i
             if out_index != source_index or k >= len(source.operands):
                 continue
             found, found_index = _follow_tuples(body, body.resolve(source.operands[k]), op_index)
-            if found is not None and found.opcode == "fusion":
+            if found is not None and found.opcode == FUSION:
                 # Nested fusions alias through to their producer (a peephole).
                 for n_out, n_k, n_index in output_operand_pairs(found, module, depth):
                     if n_out == found_index and n_k < len(found.operands):
@@ -178,9 +190,9 @@ def _body_pairs(fusion: Instruction, body: Computation, module: Module, depth: i
                         if found is None:
                             break
             break
-        if found is not None and found.opcode == "bitcast" and found.operands:
+        if found is not None and found.opcode == BITCAST and found.operands:
             found = body.resolve(found.operands[0])
-        if found is not None and found.opcode == "parameter":
+        if found is not None and found.opcode == PARAMETER:
             out.append((index, found.parameter_number or 0, found_index))
     return out
 
@@ -213,7 +225,7 @@ class AliasAnalysis:
                 for values in vs.values():
                     if len(values) > 1:
                         union_sets([values])
-                if i.opcode == "conditional":
+                if i.opcode == CONDITIONAL:
                     for name in i.called_computations:
                         b = module.computation(name)
                         if b is None or b.root is None:
@@ -247,7 +259,7 @@ class AliasAnalysis:
     def pairs(self, i: Instruction) -> list[Pair]:
         """`output_operand_pairs(i, module)`, computed once per fusion (which reads its body;
         any other instruction's are found in a few checks, and not kept)."""
-        if i.opcode != "fusion":
+        if i.opcode != FUSION:
             return output_operand_pairs(i, self.dataflow.module)
         hit = self._pairs.get(id(i))
         if hit is not None and hit[0] is i:

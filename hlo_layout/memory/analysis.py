@@ -20,7 +20,7 @@ from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.assigner import BufferAssigner
 from hlo_layout.memory.attribution import Group, Grouping, group_buffers
 from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
-from hlo_layout.memory.buffer_assignment import BufferAssignment
+from hlo_layout.memory.buffer_assignment import BufferAssignment, foreign_values
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
 from hlo_layout.memory.frontend import detect_frontend
 from hlo_layout.memory.gpu_alias import custom_call_target
@@ -28,6 +28,7 @@ from hlo_layout.memory.heap_simulator import union_spans
 from hlo_layout.memory.live_range import LiveRange
 from hlo_layout.memory.metadata import SourceInfo
 from hlo_layout.memory.peak import SpaceFigures, compute_peak
+from hlo_layout.syntax.opcodes import CUSTOM_CALL
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
 from hlo_layout.syntax.tree import Instruction, Module
@@ -219,6 +220,9 @@ class MemoryAnalysis:
     backend_assumed: bool = False
     #: The note saying how the backend was chosen (one of `notes`; "" when given).
     backend_note: str = ""
+    #: The framework that built the module (`jax`, `tensorflow`, `torch-xla`), None when its
+    #: text does not say (memory/frontend.py).
+    frontend: str | None = None
     #: Every buffer with a live range; its LiveBuffer row is made when asked (`live_at`).
     _buffers: _BufferColumns | None = field(default=None, repr=False)
     #: The rows of `values`, or the columns they are made of on first use (JSON reads them).
@@ -337,6 +341,7 @@ class MemoryAnalysis:
             "backend": self.backend,
             "tpu_generation": self.tpu_generation or None,
             "backend_assumed": self.backend_assumed,
+            "frontend": self.frontend,
             "scheduled": self.scheduled,
             "notes": list(self.notes),
             "peak_bytes": self.peak_bytes,
@@ -490,6 +495,16 @@ def _analyze(
             "the dump is not scheduled (no is_scheduled=true): the text order stands in for the "
             "schedule, so intervals and the peak are estimates"
         )
+    if buffer_assignment is not None:
+        names = {i.name for c in module.computations for i in c.instructions}
+        foreign = foreign_values(buffer_assignment, names)
+        if foreign:
+            notes.append(
+                f"{foreign:,} of the {len(buffer_assignment.values):,} values of "
+                f"{Path(buffer_assignment.name).name} name no instruction of this module: it "
+                "is another compile's buffer assignment, so its figures are not used"
+            )
+            buffer_assignment = None
     df = DataflowAnalysis(module, be)
     alias = AliasAnalysis(df)
     lr = LiveRange(df, alias)
@@ -579,7 +594,7 @@ def _analyze(
         row_of_buffer[n] = len(bc.start)
         if (
             be.concat_views
-            and rep.instruction.opcode == "custom-call"
+            and rep.instruction.opcode == CUSTOM_CALL
             and not rep.index
             and custom_call_target(rep.instruction) in be.concat_views
         ):
@@ -650,11 +665,13 @@ def _analyze(
                 f"S({color}) ({_space_name(color, be.name)}) is placed by libtpu's closed "
                 "memory-space assignment: its figures are an estimate"
             )
-    # jax's figure: not for TensorFlow's or torch-xla's modules (memory/frontend.py)
-    if be.name == "cpu" and detect_frontend(module)[0] not in ("tensorflow", "torch-xla"):
+    frontend = detect_frontend(module)[0]
+    # jax's figures: not for TensorFlow's or torch-xla's modules (memory/frontend.py)
+    if be.name == "cpu" and not choice.assumed and frontend in ("jax", None):
         notes.append(
-            "jax (0.10.2) on CPU reports memory_analysis().peak_memory_in_bytes as the static part "
-            "only (parameters + outputs + constants = static_bytes), not a peak"
+            "jax on CPU reports memory_analysis().peak_memory_in_bytes as the static part only "
+            "(parameters + outputs + constants = static_bytes), not a peak; jax 0.12's "
+            "total_allocation_bytes is our peak less the thread-local allocations"
         )
     compiler = _compiler_figures(buffer_assignment) if buffer_assignment is not None else None
     return MemoryAnalysis(
@@ -672,6 +689,7 @@ def _analyze(
         be.generation,
         choice.assumed,
         choice.note if choice.reason != "--backend" else "",
+        frontend,
         bc,
         vc,
     )

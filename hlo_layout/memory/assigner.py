@@ -24,7 +24,27 @@ from hlo_layout.memory.heap_simulator import (
     run_heap_simulation,
 )
 from hlo_layout.memory.live_range import LiveRange
-from hlo_layout.syntax.opcodes import ELEMENTWISE, elementwise_on_operand
+from hlo_layout.syntax.opcodes import (
+    ADD,
+    ALL_REDUCE,
+    ASYNC_START,
+    ASYNC_UPDATE,
+    CALL,
+    CONSTANT,
+    CONVOLUTION,
+    COPY,
+    COPY_DONE,
+    CUSTOM_CALL,
+    DOT,
+    ELEMENTWISE,
+    FUSION,
+    PARAMETER,
+    SHARES_ANY_OPERAND,
+    SHARES_OPERAND,
+    SORT,
+    TUPLE,
+    elementwise_on_operand,
+)
 from hlo_layout.syntax.shape import ArrayShape, OpaqueShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Operand
 
@@ -34,7 +54,7 @@ _VMEM_ALIGN = 1
 def _offload_context(v: HloValue) -> bool:
     """A context value ({2,...}) of an async-start/-update run on another execution thread."""
     i = v.instruction
-    if i.opcode not in ("async-start", "async-update") or v.index[:1] < (2,):
+    if i.opcode not in (ASYNC_START, ASYNC_UPDATE) or v.index[:1] < (2,):
         return False
     a = i.attr("async_execution_thread")
     return a is not None and a.raw.strip('"') != "main"
@@ -275,7 +295,7 @@ class BufferAssigner:
         allocations = self.allocations
         for opcode, shape in df.thread_local_values:
             hit = self._sized(shape)
-            kind = "constant" if opcode == "constant" else "thread_local"
+            kind = "constant" if opcode == CONSTANT else "thread_local"
             allocations.append(
                 Allocation(
                     len(allocations),
@@ -294,10 +314,10 @@ class BufferAssigner:
         size = self.buffer_size[n]
         entry = self.df.entry
         for v in buffer:
-            if v.instruction.opcode == "constant":
+            if v.instruction.opcode == CONSTANT:
                 self._new(buffer, "constant", size)
                 return
-            if v.instruction.opcode == "parameter" and v.computation is entry:
+            if v.instruction.opcode == PARAMETER and v.computation is entry:
                 aliased = self.alias.is_donated(v.instruction.parameter_number or 0, v.index)
                 a = self._new(buffer, "parameter", size)
                 a.parameter_aliased = aliased
@@ -389,7 +409,7 @@ class BufferAssigner:
                 k -= 1
                 if self._interferes(new, values[ranges[k][2]]):
                     return False
-            if new.instruction.opcode == "copy":
+            if new.instruction.opcode == COPY:
                 # XLA: no copy into the allocation of a value it copies (one at its operand).
                 # Read from the operand's side: few values sit there, thousands in `a`.
                 at = self._values_at()
@@ -432,7 +452,7 @@ class BufferAssigner:
     def _share_as_operand(self, user: HloValue, end_position: tuple) -> bool:
         pc, pi, pidx = end_position
         ui = user.instruction
-        if ui.opcode == "copy" or user.computation is not pc:
+        if ui.opcode == COPY or user.computation is not pc:
             return False
         if not any(_reads(o, pi.name) for o in ui.operands):
             return False
@@ -456,14 +476,14 @@ class BufferAssigner:
         root is elementwise on the operand and that is its only other use)."""
         op = user.opcode
         if (
-            op == "custom-call"
+            op == CUSTOM_CALL
             and user_index == (1,)
             and custom_call_target(user) in CUBLAS_LT_TARGETS
         ):
             return False  # cuBLASLt's workspace
-        if operand.opcode == "constant":
+        if operand.opcode == CONSTANT:
             return False
-        if operand.opcode == "copy" and not self.backend.copy_result_shares:
+        if operand.opcode == COPY and not self.backend.copy_result_shares:
             return False
         # `x#1` (NOTE: [tuple-element operands]) reads element 1 of x only: XLA's operand is
         # then the get-tuple-element, of that element's shape, which `operand` may be itself
@@ -487,10 +507,10 @@ class BufferAssigner:
             for out_index, k, op_index in self.alias.pairs(user):
                 if out_index == user_index and k in numbers and op_index == operand_index:
                     return True
-        if op == "sort" and not self.backend.sort_shares_operand:
+        if op == SORT and not self.backend.sort_shares_operand:
             return False
         if self.backend.gpu_alias_hints:
-            body = self._fused_body(user) if op == "fusion" else None
+            body = self._fused_body(user) if op == FUSION else None
             read = subshape(operand.shape, operand_index[:1]) if element else operand.shape
             hint = gpu_may_alias(
                 numbers, read, user, user_index, body, self._users(body) if body else {}
@@ -499,31 +519,41 @@ class BufferAssigner:
                 return hint
         if not shapes_equal:
             return False
-        if op == "fusion":
+        return self._share_by_opcode(c, operand, user, numbers, user_index)
+
+    def _share_by_opcode(
+        self,
+        c: Computation,
+        operand: Instruction,
+        user: Instruction,
+        numbers: list[int],
+        user_index: Index,
+    ) -> bool:
+        """The opcode rules that end CanShareOperandBufferWithUser, once the shapes agree;
+        `numbers` are the operand numbers where `user` reads `operand`."""
+        op = user.opcode
+        if op == FUSION:
             decided = self._fusion_can_share(user, numbers[0])
             if decided is not None:
                 return decided
             if not self.backend.fusion_elementwise_shares:
                 return False
             return self._fusion_elementwise_on(user, numbers[0])
-        if op in ("while", "conditional"):
+        if op in SHARES_ANY_OPERAND:
             return True
-        if op == "all-reduce" and self.backend.all_reduce_shares:
+        if op == ALL_REDUCE and self.backend.all_reduce_shares:
             return len(user.operands) == 1
-        if op in ("dynamic-update-slice", "scatter", "triangular-solve", "set-dimension-size"):
-            want = 1 if op == "triangular-solve" else 0
-            return numbers == [want]
-        if op == "sort":
+        in_place = SHARES_OPERAND.get(op)
+        if in_place is not None:
+            return numbers == [in_place]
+        if op == SORT:
             if len(self._users(c).get(operand.name, ())) != 1:
                 return False
             if len(user.operands) == 1:
                 return True
             return len(numbers) == 1 and bool(user_index) and user_index[0] == numbers[0]
-        if op == "call":
-            return False
-        if op == "bitcast-convert":
-            return False
-        return op in ELEMENTWISE
+        # Deviation: a call never shares (module docstring of can_share).
+        return op != CALL and elementwise_on_operand(op, numbers[0])
 
     def _computation_of(self, value_id: int) -> str:
         return self.df.values[value_id].computation.name
@@ -557,14 +587,10 @@ class BufferAssigner:
         if kind in ("kLoop", "kInput"):
             return _transitive_uses_elementwise(param, users)
         root = body.root
-        if kind == "kOutput" and root is not None and root.opcode == "add":
+        if kind == "kOutput" and root is not None and root.opcode == ADD:
             ops = [body.resolve(o) for o in root.operands]
             matched = next(
-                (
-                    j
-                    for j, o in enumerate(ops)
-                    if o is not None and o.opcode in ("convolution", "dot")
-                ),
+                (j for j, o in enumerate(ops) if o is not None and o.opcode in (CONVOLUTION, DOT)),
                 None,
             )
             if matched is None:
@@ -639,7 +665,7 @@ class BufferAssigner:
         def can_share(operand_id: int, user_id: int) -> bool:
             o, u = values[operand_id], values[user_id]
             ui = u.instruction
-            if ui.opcode == "copy" or o.computation is not u.computation:
+            if ui.opcode == COPY or o.computation is not u.computation:
                 return False
             if not any(op.name == o.instruction.name for op in ui.operands):
                 return False
@@ -654,13 +680,13 @@ class BufferAssigner:
                 return True
             o, u = values[operand_id], values[user_id]
             ui = u.instruction
-            if ui.opcode == "copy" or o.computation is not u.computation:
+            if ui.opcode == COPY or o.computation is not u.computation:
                 return False
             for ref in ui.operands:
                 op = o.computation.get(ref.name)
                 if (
                     op is not None
-                    and op.opcode == "copy-done"
+                    and op.opcode == COPY_DONE
                     and [v.id for v in df.value_set(o.computation, op.name).get((), ())]
                     == [operand_id]
                 ):
@@ -671,7 +697,7 @@ class BufferAssigner:
             v.id
             for v in values
             if v.index == ()
-            and v.instruction.opcode == "custom-call"
+            and v.instruction.opcode == CUSTOM_CALL
             and custom_call_target(v.instruction) in self.backend.concat_views
         )
         for color in sorted(by_color):
@@ -958,7 +984,7 @@ def _transitive_uses_elementwise(start: Instruction, users: dict[str, list[Instr
                 if (
                     o.name == cur.name
                     and not elementwise_on_operand(user.opcode, k)
-                    and user.opcode != "tuple"
+                    and user.opcode != TUPLE
                 ):
                     return False
             if user.name not in seen:

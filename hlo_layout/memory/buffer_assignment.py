@@ -17,6 +17,7 @@ heap traces) are skipped.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -317,3 +318,19 @@ def parse_buffer_assignment(text: str, name: str = "<string>") -> BufferAssignme
         break  # `Total bytes used: …`, `Used values:` and later sections
     close()
     return BufferAssignment(tuple(allocations), name)
+
+
+def foreign_values(assignment: BufferAssignment, names: Container[str]) -> int:
+    """How many of the assignment's values name an instruction not in `names` (the
+    instructions of a module's global computations): a buffer assignment written for another
+    compile. Thread-local and constant allocations are not looked at: their values may lie in
+    reducers, comparators and fusion bodies, which a streamed skeleton (`report/skeleton.py`)
+    does not hold. Values read from XLA's BufferAssignmentProto carry no name and are not
+    counted."""
+    return sum(
+        1
+        for a in assignment.allocations
+        if not (a.is_thread_local or a.is_constant)
+        for v in a.values
+        if v.instruction and v.instruction not in names
+    )

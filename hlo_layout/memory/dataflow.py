@@ -14,44 +14,53 @@ top-level value and is a position of the element's values, as in XLA.
 
 from __future__ import annotations
 
-from collections.abc import Container, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from hlo_layout import limits
 from hlo_layout.memory.backend import CPU, Backend
 from hlo_layout.memory.nesting import run_nested
 from hlo_layout.memory.schedule import scheduled_sequence
 from hlo_layout.syntax.attrs import int_value
-from hlo_layout.syntax.index import calls as call_edges
-from hlo_layout.syntax.index import cycle_error, instructions_calling, walk_calls
-from hlo_layout.syntax.opcodes import SEQUENTIAL_CALLERS
+from hlo_layout.syntax.index import (
+    computation_kinds,
+    cycle_error,
+    instructions_calling,
+    walk_calls,
+)
+from hlo_layout.syntax.opcodes import (
+    ADD_DEPENDENCY,
+    ALL_GATHER_DONE,
+    ALL_GATHER_START,
+    ALL_REDUCE_DONE,
+    ASYNC_DONE,
+    ASYNC_START,
+    ASYNC_UPDATE,
+    BITCAST,
+    CALL,
+    COLLECTIVE_PERMUTE_DONE,
+    COLLECTIVE_PERMUTE_START,
+    CONDITIONAL,
+    COPY,
+    COPY_DONE,
+    COPY_START,
+    DOMAIN,
+    FORWARDING,
+    GET_TUPLE_ELEMENT,
+    OPT_BARRIER,
+    PARAMETER,
+    RECV_DONE,
+    SEND,
+    TUPLE,
+    WHILE,
+    WHILE_KEYS,
+    Registry,
+)  # fmt: skip
 from hlo_layout.syntax.shape import BufferShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
 Index = tuple[int, ...]
-
-#: Opcodes that define no value of their own: their result is an operand's value.
-FORWARDING = frozenset(
-    {
-        "bitcast",
-        "get-tuple-element",
-        "while",
-        "call",
-        "conditional",
-        "domain",
-        "opt-barrier",
-        "optimization-barrier",
-        "add-dependency",
-        "copy-done",
-        "all-reduce-done",
-        "all-gather-done",
-        "collective-permute-done",
-        "async-update",
-        "send-done",
-    }
-)
-
 
 _SUBSHAPES: dict[int, tuple[Shape, list[tuple[Index, Shape]]]] = {}
 
@@ -163,37 +172,6 @@ class _One(Mapping[Index, tuple[HloValue, ...]]):
         return (self._index,)
 
 
-#: `_steps`: opcodes whose set is operand 0's (plus their own values).
-_FORWARD_OPERAND_0 = frozenset(
-    {
-        "bitcast",
-        "domain",
-        "opt-barrier",
-        "optimization-barrier",
-        "add-dependency",
-        "async-update",
-        "all-reduce-done",
-    }
-)
-#: `_steps`: every opcode whose set holds more than its own values (the others take a fast path).
-_STEP_OPCODES = _FORWARD_OPERAND_0 | {
-    "get-tuple-element",
-    "tuple",
-    "copy",
-    "copy-start",
-    "copy-done",
-    "all-gather-done",
-    "collective-permute-done",
-    "all-gather-start",
-    "collective-permute-start",
-    "send",
-    "recv-done",
-    "call",
-    "async-start",
-    "async-done",
-    "conditional",
-    "while",
-}
 #: One computation's evaluation: yields (callee, parameter sets), is sent the callee's root set.
 _Steps = Generator[tuple[Computation, list[ValueSet]], ValueSet, ValueSet]
 #: A while's or conditional's evaluation: as _Steps, returning the set it builds.
@@ -293,8 +271,8 @@ class DataflowAnalysis:
 
         def defined(i: Instruction, param_defines: bool) -> list[tuple[Index, Shape]]:
             shape, op = i.shape, i.opcode
-            if op == "async-update" and len(i.operands) > 1:
-                op = "async-start"  # libtpu's SparseCore form (`_steps`): defines as one
+            if op == ASYNC_UPDATE and len(i.operands) > 1:
+                op = ASYNC_START  # libtpu's SparseCore form (`_steps`): defines as one
             key = (op, id(shape), param_defines)
             hit = memo.get(key)
             if hit is None or hit[0] is not shape:
@@ -377,15 +355,17 @@ class DataflowAnalysis:
     def _steps(self, c: Computation, params: list[ValueSet] | None) -> _Steps:
         """`_evaluate`'s body for one computation, yielding where it needs a callee's root."""
         sets = self.sets.setdefault(c.name, {})
+        rules = VALUE_SETS
         for i in self.sequence(c):
             key = i.name
             op = i.opcode
-            if op == "parameter" and params is not None:
+            if op == PARAMETER and params is not None:
                 n = i.parameter_number or 0
                 sets[key] = dict(params[n]) if n < len(params) else {}
                 continue
             defined = self._defined_at.get((c.name, key))
-            if op not in _STEP_OPCODES:  # most instructions: their own values and no others
+            rule = rules.get(op)
+            if rule is None:  # most instructions: their own values and no others
                 if defined is None:
                     sets[key] = {}
                 elif len(defined) == 1:
@@ -394,77 +374,13 @@ class DataflowAnalysis:
                     sets[key] = {v.index: (v,) for v in defined}
                 continue
             own = {v.index: (v,) for v in defined} if defined else {}
-            out: _Building = {}
-            shared = False  # `out` is another instruction's set (sets never change once stored)
-            if op == "async-update" and len(i.operands) > 1:
-                # libtpu's SparseCore async-update (a gather offload): its own shape, its data
-                # operands after the start's, `output_to_operand_aliasing` for the context. It
-                # defines its tuple nodes and context as an async-start does ({2,k} aliased to
-                # the start's), {0,k} is operand k+1, {1} the wrapped computation's root: the
-                # compiler's buffer assignment lists exactly those values.
-                # The wrapped computation runs on the operands given here (the first
-                # instruction of the chain with them bound, where HloLiveRange flattens it).
-                data = self._operand_sets(c, i)[1:]
-                for k, vs in enumerate(data):
-                    for idx, v in vs.items():
-                        out[(0, k, *idx)] = v
-                start = c.get(i.operands[0].name)
-                callee = self._callee(start, 0) if start is not None else None
-                if callee is not None and callee.root is not None:
-                    self.callee_of[callee.name] = (c, i)
-                    for idx, v in (yield callee, data).items():
-                        out[(1, *idx)] = v
-            elif op in _FORWARD_OPERAND_0 and i.operands:
-                # not written to: `own` below is merged into a copy
-                out, shared = cast(_Building, self._operand_set(c, i, 0)), True
-            elif op == "get-tuple-element" and i.operands:
-                out = self._element(self._operand_set(c, i, 0), _tuple_index(i))
-            elif op in ("tuple",):
-                for k in range(len(i.operands)):
-                    for idx, v in self._operand_set(c, i, k).items():
-                        out[(k, *idx)] = v
-            elif op == "copy" and i.operands:
-                out = {idx: v for idx, v in self._operand_set(c, i, 0).items() if idx}
-            elif op == "copy-start" and i.operands:
-                for idx, v in self._operand_set(c, i, 0).items():
-                    out[(1, *idx)] = v
-            elif op == "copy-done" and i.operands:
-                src = self._operand_set(c, i, 0)
-                out = {idx[1:]: v for idx, v in src.items() if idx[:1] == (0,)}
-            elif op in ("all-gather-done", "collective-permute-done") and i.operands:
-                src = self._operand_set(c, i, 0)
-                out = {idx[1:]: v for idx, v in src.items() if idx[:1] == (1,)}
-            elif op in ("all-gather-start", "collective-permute-start", "send") and i.operands:
-                for idx, v in self._operand_set(c, i, 0).items():
-                    out[(0, *idx)] = v
-            elif op == "recv-done" and i.operands:  # the data is the recv's {0}
-                for idx, v in self._operand_set(c, i, 0).items():
-                    if idx[:1] == (0,):
-                        out[idx] = v
-            elif op == "call":
-                callee = self._callee(i, 0)
-                if callee is not None:
-                    self.callee_of[callee.name] = (c, i)
-                    out = dict((yield callee, self._operand_sets(c, i)))
-            elif op == "async-start":
-                callee = self._callee(i, 0)
-                operands = self._operand_sets(c, i)
-                for k, vs in enumerate(operands):
-                    for idx, v in vs.items():
-                        out[(0, k, *idx)] = v
-                if callee is not None and not operands and callee.parameter_instructions:
-                    pass  # libtpu's operand-less start: evaluated where its async-update binds
-                elif callee is not None:
-                    self.callee_of[callee.name] = (c, i)
-                    for idx, v in (yield callee, operands).items():
-                        out[(1, *idx)] = v
-            elif op == "async-done" and i.operands:
-                src = self._operand_set(c, i, 0)
-                out = {idx[1:]: v for idx, v in src.items() if idx[:1] == (1,)}
-            elif op == "conditional":
-                out = yield from self._conditional(c, i)
-            elif op == "while":
-                out = yield from self._while(c, i)
+            build, evaluates_callees = rule
+            out: _Building
+            # `shared`: `out` is another instruction's set (sets never change once stored)
+            if evaluates_callees:
+                out, shared = (yield from build(self, c, i)), False
+            else:
+                out, shared = build(self, c, i)
             if own:
                 if shared:
                     out = dict(out)
@@ -479,6 +395,56 @@ class DataflowAnalysis:
     def _callee(self, i: Instruction, k: int) -> Computation | None:
         names = i.called_computations
         return self.module.computation(names[k]) if k < len(names) else None
+
+    def _call(self, c: Computation, i: Instruction) -> _Built:
+        """A call's set is its callee's root set (UpdateCallValueSet)."""
+        callee = self._callee(i, 0)
+        if callee is None:
+            return {}
+        self.callee_of[callee.name] = (c, i)
+        return dict((yield callee, self._operand_sets(c, i)))
+
+    def _async_start(self, c: Computation, i: Instruction) -> _Built:
+        """{0, k} is operand k, {1} the wrapped computation's root (UpdateAsyncStartValueSet);
+        the context {2, ...} is the start's own."""
+        out: _Building = {}
+        callee = self._callee(i, 0)
+        operands = self._operand_sets(c, i)
+        for k, vs in enumerate(operands):
+            for idx, v in vs.items():
+                out[(0, k, *idx)] = v
+        if callee is not None and not operands and callee.parameter_instructions:
+            pass  # libtpu's operand-less start: evaluated where its async-update binds
+        elif callee is not None:
+            self.callee_of[callee.name] = (c, i)
+            for idx, v in (yield callee, operands).items():
+                out[(1, *idx)] = v
+        return out
+
+    def _async_update(self, c: Computation, i: Instruction) -> _Built:
+        """An async-update forwards its start's set (operand 0); libtpu's SparseCore form
+        (a gather offload) also binds the wrapped computation's operands.
+
+        That form has its own shape, its data operands after the start's and
+        `output_to_operand_aliasing` for the context. It defines its tuple nodes and context as
+        an async-start does ({2,k} aliased to the start's), {0,k} is operand k+1, {1} the wrapped
+        computation's root: the compiler's buffer assignment lists exactly those values. The
+        wrapped computation runs on the operands given here (the first instruction of the chain
+        with them bound, where HloLiveRange flattens it)."""
+        if len(i.operands) <= 1:
+            return dict(self._operand_set(c, i, 0)) if i.operands else {}
+        out: _Building = {}
+        data = self._operand_sets(c, i)[1:]
+        for k, vs in enumerate(data):
+            for idx, v in vs.items():
+                out[(0, k, *idx)] = v
+        start = c.get(i.operands[0].name)
+        callee = self._callee(start, 0) if start is not None else None
+        if callee is not None and callee.root is not None:
+            self.callee_of[callee.name] = (c, i)
+            for idx, v in (yield callee, data).items():
+                out[(1, *idx)] = v
+        return out
 
     def _conditional(self, c: Computation, i: Instruction) -> _Built:
         branches = [self.module.computation(n) for n in i.called_computations]
@@ -503,11 +469,9 @@ class DataflowAnalysis:
         return out
 
     def _while(self, c: Computation, i: Instruction) -> _Built:
-        names = dict(
-            (a.key, a.raw.removeprefix("%")) for a in i.attributes if a.key in ("body", "condition")
-        )
-        body = self.module.computation(names.get("body", ""))
-        cond = self.module.computation(names.get("condition", ""))
+        body_name, cond_name = _loop_callees(i)
+        body = self.module.computation(body_name)
+        cond = self.module.computation(cond_name)
         init = self._operand_set(c, i, 0) if i.operands else {}
         if body is None:
             return dict(init)
@@ -603,9 +567,9 @@ class DataflowAnalysis:
                             if live_out:
                                 v.live_out = True
                 op = i.opcode
-                if op in ("tuple", "domain"):  # MayUseOperandValue: uses nothing
+                if op in _USES_NOTHING:
                     continue
-                top_only = op in ("get-tuple-element", "copy")
+                top_only = op in _USES_TOP_ONLY
                 for k, o in enumerate(i.operands):
                     ovs = sets.get(o.name)
                     if not ovs:
@@ -625,92 +589,17 @@ class DataflowAnalysis:
                             v.uses.append(use)
 
 
-def computation_kinds(module: Module) -> dict[str, str]:
-    """`global` (the entry and callees of while/conditional/call/async-start from global code),
-    `thread_local` (reducers, comparators and other callees: XLA gives each of their buffers an
-    allocation of its own) or `fusion` (fusion bodies: no buffers). Unreached computations are
-    absent. Mirrors GatherComputationsByAllocationType (buffer_assignment.cc). Cached on the
-    module (a streamed skeleton module comes with its kinds: `report/skeleton.py`).
-    """
-    cache = module._cache
-    kinds = cache.get("kinds")
-    if kinds is None:
-        entry = module.entry
-        edges = {
-            caller: [(i.opcode, names) for i, names in found]
-            for caller, found in call_edges(module).items()
-        }
-        known = {c.name for c in module.computations}
-        kinds = cache["kinds"] = kinds_of_calls(
-            entry.name if entry is not None else None, edges, known
-        )
-    return kinds  # type: ignore[return-value]
-
-
-def kinds_of_calls(
-    entry: str | None,
-    edges: Mapping[str, Sequence[tuple[str, Sequence[str]]]],
-    known: Container[str],
-) -> dict[str, str]:
-    """`computation_kinds` over the call graph alone: `edges` gives each computation's calls as
-    (calling opcode, callee names); callees not `known` are skipped. The kinds are the fixpoint
-    of "the best rank any caller gives", so the order of the edges does not matter."""
-    if entry is None:
-        return {}
-    rank = {"global": 0, "thread_local": 1, "fusion": 2}
-    kinds: dict[str, str] = {entry: "global"}
-    stack = [entry]
-    while stack:
-        c = stack.pop()
-        kind = kinds[c]
-        for opcode, names in edges.get(c, ()):
-            if opcode == "fusion":
-                new = "fusion"
-            elif opcode in SEQUENTIAL_CALLERS and kind == "global":
-                new = "global"
-            else:
-                new = "thread_local"
-            for callee in names:
-                if callee not in known:
-                    continue
-                old = kinds.get(callee)
-                if old is None or rank[new] < rank[old]:
-                    kinds[callee] = new
-                    stack.append(callee)
-    return kinds
-
-
 def defines_value(opcode: str, index: Index, shape: Shape, *, param_defines: bool) -> bool:
     """Whether an instruction defines the value at `index` of its result (InitializeInstruction-
     ValueSets in SSA form, bitcast_defines_value=false). `param_defines`: parameters of the entry
     and of thread-local computations define values; those of control-flow callees take their
     caller's."""
-    op = opcode
-    if op == "parameter":
+    if opcode == PARAMETER:
         return param_defines
-    if op in FORWARDING:
+    if opcode in FORWARDING:
         return False
-    if op in ("tuple", "copy"):
-        return index == ()
-    if op == "copy-start":
-        return index in ((), (0,), (2,))
-    if op == "async-start":
-        if index == (1,) and isinstance(shape, TupleShape) and not shape.elements:
-            return True  # libtpu's SparseCore start: an empty {1}, not the wrapped root's
-        return index in ((), (0,)) or (bool(index) and index[0] >= 2)
-    if op == "async-done":
-        return isinstance(shape, TupleShape)
-    if op in ("all-gather-start", "collective-permute-start", "send", "recv-done"):
-        return not (index and index[0] == 0)
-    return True
-
-
-def may_use(user: Instruction, operand_index: Index) -> bool:
-    """HloValue's MayUseOperandValue: which operand elements an instruction reads."""
-    op = user.opcode
-    if op in ("get-tuple-element", "copy"):
-        return operand_index == ()
-    return op not in ("tuple", "domain")
+    rule = DEFINES.get(opcode)
+    return rule is None or rule(index, shape)
 
 
 def evaluated_callees(i: Instruction) -> tuple[str, ...]:
@@ -719,19 +608,172 @@ def evaluated_callees(i: Instruction) -> tuple[str, ...]:
     condition; none for the others (fusion bodies and thread-local computations hold no
     values that flow)."""
     op = i.opcode
-    if op in ("call", "async-start"):
+    if op in (CALL, ASYNC_START):
         return i.called_computations[:1]
-    if op == "conditional":
+    if op == CONDITIONAL:
         return i.called_computations
-    if op == "while":
-        names = {a.key: a.raw.removeprefix("%") for a in i.attributes if a.key in _LOOP_KEYS}
-        return tuple(names[k] for k in _LOOP_KEYS if k in names)
+    if op == WHILE:
+        return tuple(name for name in _loop_callees(i) if name)
     return ()
 
 
-_LOOP_KEYS = ("body", "condition")
+def _loop_callees(i: Instruction) -> tuple[str, str]:
+    """A while's (body, condition) names, "" where the attribute is missing."""
+    names = {a.key: a.raw.removeprefix("%") for a in i.attributes if a.key in WHILE_KEYS}
+    body, condition = (names.get(key, "") for key in WHILE_KEYS)
+    return body, condition
 
 
 def _tuple_index(i: Instruction) -> int:
     a = i.attr("index")
     return int_value(a) if a is not None else 0
+
+
+# -- the rules per opcode ------------------------------------------------------------------------
+
+#: opcode -> which indices of its result it defines (InitializeInstructionValueSets, read by
+#: `defines_value`); an opcode without an entry defines every index but those of FORWARDING
+#: (none) and a parameter (`param_defines`).
+DEFINES: Registry[Callable[[Index, Shape], bool]] = Registry("dataflow: defined values")
+
+
+@DEFINES.register(TUPLE, COPY)
+def _defines_top(index: Index, _: Shape) -> bool:
+    """The top-level value only; the others flow from the operands."""
+    return index == ()
+
+
+@DEFINES.register(COPY_START)
+def _defines_copy_start(index: Index, _: Shape) -> bool:
+    """{destination buffer, aliased operand, u32 context}: all but the operand {1}."""
+    return index in ((), (0,), (2,))
+
+
+@DEFINES.register(ASYNC_START)
+def _defines_async_start(index: Index, shape: Shape) -> bool:
+    """{{aliased operands}, {destination}, contexts}: the tuples and the contexts."""
+    if index == (1,) and isinstance(shape, TupleShape) and not shape.elements:
+        return True  # libtpu's SparseCore start: an empty {1}, not the wrapped root's
+    return index in ((), (0,)) or (bool(index) and index[0] >= 2)
+
+
+@DEFINES.register(ASYNC_DONE)
+def _defines_tuples(_: Index, shape: Shape) -> bool:
+    """The tuple-shaped values; the arrays are the wrapped computation's."""
+    return isinstance(shape, TupleShape)
+
+
+@DEFINES.register(ALL_GATHER_START, COLLECTIVE_PERMUTE_START, SEND, RECV_DONE)
+def _defines_but_element_0(index: Index, _: Shape) -> bool:
+    """Everything but element {0}, an operand's value passed through."""
+    return not (index and index[0] == 0)
+
+
+class _SetRule(NamedTuple):
+    """How `_steps` builds one opcode's value set beyond the instruction's own values
+    (HloDataflowAnalysis::Update*ValueSet): `build(analysis, computation, instruction)` returns
+    (the set, whether it is another instruction's set, not to be changed); a rule that
+    `evaluates_callees` is a generator yielding (callee, parameter sets) as `_steps` does, and
+    returns the set it built."""
+
+    build: Callable[..., Any]
+    evaluates_callees: bool = False
+
+
+#: opcode -> its `_SetRule`; an opcode without one holds only its own values (`_steps`' fast
+#: path, most instructions).
+VALUE_SETS: Registry[_SetRule] = Registry("dataflow: value sets")
+
+
+def _plain(*opcodes: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def add(build: Callable[..., Any]) -> Callable[..., Any]:
+        VALUE_SETS.add(opcodes, _SetRule(build))
+        return build
+
+    return add
+
+
+@_plain(BITCAST, DOMAIN, OPT_BARRIER, ADD_DEPENDENCY, ALL_REDUCE_DONE)
+def _operand_0(df: DataflowAnalysis, c: Computation, i: Instruction) -> tuple[_Building, bool]:
+    """Operand 0's set, shared (`own`, if any, is merged into a copy)."""
+    if not i.operands:
+        return {}, False
+    return cast(_Building, df._operand_set(c, i, 0)), True
+
+
+@_plain(GET_TUPLE_ELEMENT)
+def _get_tuple_element(
+    df: DataflowAnalysis, c: Computation, i: Instruction
+) -> tuple[_Building, bool]:
+    if not i.operands:
+        return {}, False
+    return df._element(df._operand_set(c, i, 0), _tuple_index(i)), False
+
+
+@_plain(TUPLE)
+def _tuple(df: DataflowAnalysis, c: Computation, i: Instruction) -> tuple[_Building, bool]:
+    out: _Building = {}
+    for k in range(len(i.operands)):
+        for idx, v in df._operand_set(c, i, k).items():
+            out[(k, *idx)] = v
+    return out, False
+
+
+@_plain(COPY)
+def _copy(df: DataflowAnalysis, c: Computation, i: Instruction) -> tuple[_Building, bool]:
+    """Operand 0's values below the top level (a copy defines only its top)."""
+    if not i.operands:
+        return {}, False
+    return {idx: v for idx, v in df._operand_set(c, i, 0).items() if idx}, False
+
+
+@_plain(COPY_START)
+def _copy_start(df: DataflowAnalysis, c: Computation, i: Instruction) -> tuple[_Building, bool]:
+    """Operand 0 is element {1}."""
+    if not i.operands:
+        return {}, False
+    return {(1, *idx): v for idx, v in df._operand_set(c, i, 0).items()}, False
+
+
+@_plain(ALL_GATHER_START, COLLECTIVE_PERMUTE_START, SEND)
+def _operand_at_0(df: DataflowAnalysis, c: Computation, i: Instruction) -> tuple[_Building, bool]:
+    """Operand 0 is element {0} (the aliased operand)."""
+    if not i.operands:
+        return {}, False
+    return {(0, *idx): v for idx, v in df._operand_set(c, i, 0).items()}, False
+
+
+def _element_of_0(element: int) -> Callable[..., tuple[_Building, bool]]:
+    """The set of operand 0's element {`element`} (a done's result, aliasing its start's)."""
+
+    def build(df: DataflowAnalysis, c: Computation, i: Instruction) -> tuple[_Building, bool]:
+        if not i.operands:
+            return {}, False
+        src = df._operand_set(c, i, 0)
+        return {idx[1:]: v for idx, v in src.items() if idx[:1] == (element,)}, False
+
+    return build
+
+
+VALUE_SETS.add(COPY_DONE, _SetRule(_element_of_0(0)))
+VALUE_SETS.add((ALL_GATHER_DONE, COLLECTIVE_PERMUTE_DONE, ASYNC_DONE), _SetRule(_element_of_0(1)))
+
+
+@_plain(RECV_DONE)
+def _recv_done(df: DataflowAnalysis, c: Computation, i: Instruction) -> tuple[_Building, bool]:
+    """The data is the recv's {0}."""
+    if not i.operands:
+        return {}, False
+    return {idx: v for idx, v in df._operand_set(c, i, 0).items() if idx[:1] == (0,)}, False
+
+
+VALUE_SETS.add(CALL, _SetRule(DataflowAnalysis._call, evaluates_callees=True))
+VALUE_SETS.add(ASYNC_START, _SetRule(DataflowAnalysis._async_start, evaluates_callees=True))
+VALUE_SETS.add(ASYNC_UPDATE, _SetRule(DataflowAnalysis._async_update, evaluates_callees=True))
+VALUE_SETS.add(CONDITIONAL, _SetRule(DataflowAnalysis._conditional, evaluates_callees=True))
+VALUE_SETS.add(WHILE, _SetRule(DataflowAnalysis._while, evaluates_callees=True))
+
+#: HloValue's MayUseOperandValue: users that read no operand value (they pass them through)...
+_USES_NOTHING = frozenset({TUPLE, DOMAIN})
+#: ... and those that read only an operand's top-level value.
+_USES_TOP_ONLY = frozenset({GET_TUPLE_ELEMENT, COPY})

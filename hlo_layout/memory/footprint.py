@@ -1,10 +1,10 @@
 """Where a module's memory goes: plain frozen data built from a parsed module (and, when there is
 one, the compiler's buffer assignment). `inspect` renders it (Rich in `report/footprint_view.py`,
-JSON in `report/model.py`) and `check` budgets read it (`check/memory.py`).
+JSON in `report/model.py`) and `check` budgets read it (`check/figures.py`).
 
 NOTE: [which values count] One definition, XLA's, shared with `hlo_layout/memory/` (the peak
 analysis): the computations whose values get buffers are the entry and those run through control
-flow (`memory.dataflow.computation_kinds`: while, conditional, call, async-start); fusion bodies
+flow (`syntax.index.computation_kinds`: while, conditional, call, async-start); fusion bodies
 and reducers hold none. An instruction defines the array values HloDataflowAnalysis says it does
 (`memory.dataflow.defines_value`: get-tuple-element, bitcast, tuple, while, call, ... forward
 their operands' values; copy-start's and async-start's operand slots too). Each value is counted
@@ -31,8 +31,9 @@ from hlo_layout.layout.size import (
 )
 from hlo_layout.memory.analysis import MemoryAnalysis, analyze_memory
 from hlo_layout.memory.backend import Backend, BackendChoice, as_choice
-from hlo_layout.memory.buffer_assignment import BufferAssignment
-from hlo_layout.memory.dataflow import computation_kinds, defines_value
+from hlo_layout.memory.buffer_assignment import BufferAssignment, foreign_values
+from hlo_layout.memory.dataflow import defines_value
+from hlo_layout.syntax.index import computation_kinds
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape, Shape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
@@ -327,13 +328,11 @@ def _allocation_summary(
     rows = []
     checked = 0
     mismatches = []
-    unknown = 0
+    unknown = foreign_values(assignment, names)
     for allocation in assignment.allocations:
         shared = []
         for v in allocation.values:
             shape = v.shape
-            if v.instruction not in names:
-                unknown += 1
             if isinstance(shape, ArrayShape):
                 checked += 1
                 ours = text.footprint(shape).physical_bytes

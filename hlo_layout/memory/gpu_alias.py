@@ -30,7 +30,24 @@ from hlo_layout.layout.size import element_storage_bits
 from hlo_layout.memory.alias import uses_nvshmem
 from hlo_layout.memory.dataflow import Index, subshape
 from hlo_layout.syntax.attrs import int_list
-from hlo_layout.syntax.opcodes import ELEMENTWISE, elementwise_on_operand
+from hlo_layout.syntax.opcodes import (
+    ALL_REDUCE,
+    BITCAST,
+    COLLECTIVE_BROADCAST,
+    COPY,
+    CUSTOM_CALL,
+    DYNAMIC_SLICE,
+    DYNAMIC_UPDATE_SLICE,
+    ELEMENTWISE,
+    FUSION,
+    PARAMETER,
+    REDUCE,
+    SCATTER,
+    SORT,
+    TRANSPOSE,
+    TUPLE,
+    elementwise_on_operand,
+)
 from hlo_layout.syntax.shape import ArrayShape, Layout, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction
 
@@ -56,15 +73,15 @@ def gpu_may_alias(
     occurrences), `operand_shape` the operand's whole shape (HloInstruction::shape()); `body`
     is the fused computation of a fusion `user` (None otherwise), `users` its name → users."""
     op = user.opcode
-    if op == "all-reduce" and uses_nvshmem(user):
+    if op == ALL_REDUCE and uses_nvshmem(user):
         return False
-    if op in ("all-reduce", "collective-broadcast"):
+    if op in (ALL_REDUCE, COLLECTIVE_BROADCAST):
         return len(user.operands) == 1 or (len(user_index) == 1 and user_index[0] in numbers)
-    if op == "custom-call":
+    if op == CUSTOM_CALL:
         if custom_call_target(user) == CUBLAS_LT_MATMUL:
             return _gemm_beta(user) != 0.0 and list(numbers) == [2] and tuple(user_index) == (0,)
         return False
-    if op == "fusion":
+    if op == FUSION:
         if body is None or operand_shape is None:
             return False
         return fusion_can_share_hint(operand_shape, user, numbers[0], user_index, body, users)
@@ -97,14 +114,14 @@ def fusion_can_share_hint(
         return False
     output = root
     for i in user_index:
-        if output.opcode != "tuple":
+        if output.opcode != TUPLE:
             break
         nxt = body.resolve(output.operands[i]) if i < len(output.operands) else None
         if nxt is None:
             return False
         output = nxt
     non_bitcast_root = output
-    if output.opcode == "bitcast" and output.operands:
+    if output.opcode == BITCAST and output.operands:
         non_bitcast_root = body.resolve(output.operands[0]) or output
     roots = _roots(body, root)
     reduction_hero = None if fusion.fusion_kind == "kCustom" else _hero_reduction(body, roots)
@@ -124,11 +141,11 @@ def fusion_can_share_hint(
                 queue.append(hlo)
             names = [o.name for o in hlo.operands]
             at = names.index(cur.name)
-            if hlo is non_bitcast_root and hlo.opcode == "scatter":
+            if hlo is non_bitcast_root and hlo.opcode == SCATTER:
                 inputs = len(hlo.shape.elements) if isinstance(hlo.shape, TupleShape) else 1
                 if at < inputs and names.count(cur.name) == 1:
                     continue
-            if hlo is non_bitcast_root and hlo.opcode == "sort" and names.count(cur.name) == 1:
+            if hlo is non_bitcast_root and hlo.opcode == SORT and names.count(cur.name) == 1:
                 if user_index != (at,):
                     return False
                 continue
@@ -136,21 +153,19 @@ def fusion_can_share_hint(
                 if not _same_slice(hlo, non_bitcast_root):
                     return False
             elif (
-                (not elementwise_on_operand(hlo.opcode, at) or hlo.opcode == "copy")
-                and hlo.opcode not in ("bitcast", "tuple")
+                (not elementwise_on_operand(hlo.opcode, at) or hlo.opcode == COPY)
+                and hlo.opcode not in (BITCAST, TUPLE)
                 and hlo is not reduction_hero
-            ) and not (
-                hlo is non_bitcast_root and hlo.opcode == "dynamic-update-slice" and at == 1
-            ):
+            ) and not (hlo is non_bitcast_root and hlo.opcode == DYNAMIC_UPDATE_SLICE and at == 1):
                 return False
-    if root.opcode == "tuple":
+    if root.opcode == TUPLE:
         other_reached = False
         transpose_hero = False
         for r in roots:
             if r.name in visited:
                 if r is not output:
                     other_reached = True
-                if _hero(body, r).opcode in ("transpose", "copy"):
+                if _hero(body, r).opcode in (TRANSPOSE, COPY):
                     transpose_hero = True
         if other_reached and (non_bitcast_root.opcode not in ELEMENTWISE or transpose_hero):
             return False
@@ -189,7 +204,7 @@ def _gemm_beta(i: Instruction) -> float:
 
 def _same_slice_candidate(hlo: Instruction, dus: Instruction, body: Computation) -> bool:
     """A dynamic-slice of the buffer a dynamic-update-slice root writes, of the update's shape."""
-    if dus.opcode != "dynamic-update-slice" or hlo.opcode != "dynamic-slice":
+    if dus.opcode != DYNAMIC_UPDATE_SLICE or hlo.opcode != DYNAMIC_SLICE:
         return False
     if len(dus.operands) < 2 or not hlo.operands or dus.operands[0].name != hlo.operands[0].name:
         return False
@@ -225,7 +240,7 @@ def _effective_scalar(shape: Shape) -> bool:
 
 def _roots(body: Computation, root: Instruction) -> list[Instruction]:
     """HloFusionAnalysis's fusion roots: the root, or the elements of a root tuple."""
-    if root.opcode != "tuple":
+    if root.opcode != TUPLE:
         return [root]
     out = []
     for o in root.operands:
@@ -240,10 +255,10 @@ def _intermediate(i: Instruction, body: Computation) -> bool:
     when it keeps the layout) and bitcasts, through which a root's hero is looked for."""
     if not i.operands or len(i.operands) > 3:
         return False
-    if i.opcode == "copy":
+    if i.opcode == COPY:
         src = body.resolve(i.operands[0])
         return src is not None and src.shape == i.shape
-    return i.opcode in ELEMENTWISE or i.opcode == "bitcast"
+    return i.opcode in ELEMENTWISE or i.opcode == BITCAST
 
 
 def _hero(body: Computation, root: Instruction) -> Instruction:
@@ -253,15 +268,15 @@ def _hero(body: Computation, root: Instruction) -> Instruction:
     seen = {root.name}
     while queue:
         cur = queue.popleft()
-        if cur.opcode in ("reduce", "transpose") or (
-            cur.opcode == "copy" and not _intermediate(cur, body)
+        if cur.opcode in (REDUCE, TRANSPOSE) or (
+            cur.opcode == COPY and not _intermediate(cur, body)
         ):
             return cur
         if not _intermediate(cur, body):
             continue
         for o in cur.operands:
             nxt = body.resolve(o)
-            if nxt is not None and nxt.name not in seen and nxt.opcode != "parameter":
+            if nxt is not None and nxt.name not in seen and nxt.opcode != PARAMETER:
                 seen.add(nxt.name)
                 queue.append(nxt)
     return root
@@ -272,7 +287,7 @@ def _hero_reduction(body: Computation, roots: Sequence[Instruction]) -> Instruct
     handles, or None when the fusion is not emitted as a reduction."""
     for r in roots:
         hero = _hero(body, r)
-        if hero.opcode == "reduce" and _contiguous_reduction(hero, body):
+        if hero.opcode == REDUCE and _contiguous_reduction(hero, body):
             return hero
     return None
 

@@ -16,6 +16,15 @@ from dataclasses import dataclass
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.dataflow import DataflowAnalysis, HloValue
 from hlo_layout.memory.nesting import run_nested
+from hlo_layout.syntax.opcodes import (
+    ASYNC_DONE,
+    ASYNC_START,
+    ASYNC_UPDATE,
+    CALL,
+    CONDITIONAL,
+    PARAMETER,
+    WHILE,
+)
 from hlo_layout.syntax.tree import Computation, Instruction
 
 
@@ -73,12 +82,12 @@ class LiveRange:
         chain: dict[str, Instruction] = {}
         for i in self.dataflow.sequence(c):
             op = i.opcode
-            if op in ("call", "conditional"):
+            if op in (CALL, CONDITIONAL):
                 for name in i.called_computations:
                     callee = module.computation(name)
                     if callee is not None:
                         yield callee, async_start
-            elif op == "async-start":
+            elif op == ASYNC_START:
                 # The wrapped computation is flattened before the first instruction of the
                 # async chain with its operands bound (IsFirstFullyBound): the start, or for
                 # libtpu's operand-less start (SparseCore), the async-update that passes them.
@@ -89,17 +98,17 @@ class LiveRange:
                     for callee in callees:
                         self.async_wrapped.add(callee.name)
                         yield callee, i
-            elif op in ("async-update", "async-done") and i.operands:
+            elif op in (ASYNC_UPDATE, ASYNC_DONE) and i.operands:
                 first = chain.get(i.operands[0].name) or c.get(i.operands[0].name)
                 if first is not None:
                     chain[i.name] = first
                     pending = unbound.get(first.name)
-                    if pending is not None and (op == "async-done" or len(i.operands) > 1):
+                    if pending is not None and (op == ASYNC_DONE or len(i.operands) > 1):
                         del unbound[first.name]
                         for callee in pending[1]:
                             self.async_wrapped.add(callee.name)
                             yield callee, pending[0]
-            elif op == "while":
+            elif op == WHILE:
                 names = {a.key: a.raw.removeprefix("%") for a in i.attributes}
                 for key in ("condition", "body"):
                     callee = module.computation(names.get(key, ""))
@@ -114,11 +123,11 @@ class LiveRange:
         users = self._users()
         cur = start
         for _ in range(64):
-            nxt = [u for u in users.get(cur.name, ()) if u.opcode in ("async-update", "async-done")]
+            nxt = [u for u in users.get(cur.name, ()) if u.opcode in (ASYNC_UPDATE, ASYNC_DONE)]
             if not nxt:
                 return None
             cur = nxt[0]
-            if cur.opcode == "async-done":
+            if cur.opcode == ASYNC_DONE:
                 return self.time.get(id(cur))
         return None
 
@@ -143,7 +152,7 @@ class LiveRange:
         roots = {c.name: c.root for c in module.computations if c.name in spans}
         while_body_param: dict[int, Instruction] = {}
         for i in self.sequence:
-            if i.opcode == "while":
+            if i.opcode == WHILE:
                 names = {a.key: a.raw.removeprefix("%") for a in i.attributes}
                 body = module.computation(names.get("body", ""))
                 if body is not None and body.parameter_instructions:
@@ -159,7 +168,7 @@ class LiveRange:
             if span is None:
                 continue
             is_root = roots.get(c.name) is i
-            start = span[0] if i.opcode == "parameter" else t
+            start = span[0] if i.opcode == PARAMETER else t
             if is_root and c.name in self.async_wrapped and df.backend.async_root_at_binding:
                 # The wrapped computation's result is the async chain's: libtpu's live ranges
                 # start it at the instruction binding the chain (Backend.async_root_at_binding).
@@ -189,7 +198,7 @@ class LiveRange:
                         end = pt
                         end_position = pos
             if (
-                i.opcode == "parameter"
+                i.opcode == PARAMETER
                 and c is entry
                 and not donated(i.parameter_number or 0, v.index)
             ):
@@ -197,9 +206,9 @@ class LiveRange:
             else:
                 last_use = -1
                 for _, user, _, _ in v.uses:
-                    if user.opcode == "call":
+                    if user.opcode == CALL:
                         continue
-                    if user.opcode == "while":
+                    if user.opcode == WHILE:
                         param = while_body_param.get(id(user))
                         if param is not None:
                             user = param

@@ -21,6 +21,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from hlo_layout.syntax.opcodes import PARAMETER, TUPLE
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
 from hlo_layout.syntax.values import unescape
 
@@ -82,7 +83,7 @@ class SourceInfo:
     def _is_argument(self, i: Instruction) -> bool:
         """Whether `i` is a parameter of the entry computation: an argument of the program,
         which no line of it put there (a caller passed it)."""
-        return i.opcode == "parameter" and self._home().get(i.name) is self.module.entry
+        return i.opcode == PARAMETER and self._home().get(i.name) is self.module.entry
 
     def _home(self) -> dict[str, Computation]:
         """Each instruction's computation (names are unique in a module), built on first use."""
@@ -113,7 +114,8 @@ class SourceInfo:
         """Breadth first from `start` (the root) through operands: the first instruction with
         metadata (or an argument of the program), looking into nested computations the same
         way (`skip_start`: from `start`'s operands, its own being known to be empty)."""
-        key = body.name if not skip_start else f"{body.name}/{start}"
+        # (a name, not the instruction: its repr spells out its whole shape)
+        key = body.name if not skip_start or start is None else f"{body.name}/{start.name}"
         if key in seen:
             return None
         seen.add(key)
@@ -179,7 +181,7 @@ def _element(body: Computation, root: Instruction, index: tuple[int, ...]) -> In
     nested tuples), or None for the root itself."""
     x = root
     for k in index:
-        if x.opcode != "tuple" or k >= len(x.operands):
+        if x.opcode != TUPLE or k >= len(x.operands):
             break
         nxt = body.resolve(x.operands[k])
         if nxt is None:

@@ -27,10 +27,15 @@ from hlo_layout.memory.assigner import BufferAssigner
 
 def legend(tpu: bool) -> str:
     """The one-line legend every view shows under the figures (the README says the same)."""
-    peak = "jax's peak_memory_in_bytes" if tpu else "the compiler's allocations"
+    if tpu:
+        return (
+            "peak = jax's peak_memory_in_bytes (static + the largest heap peak); temp allocation = "
+            "what the buffer assignment reserves, which jax's peak does not count; live = bytes "
+            "live at the peak step"
+        )
     return (
-        f"peak = {peak}; temp allocation = heap peak (most temporaries live at once) "
-        "+ fragmentation; live = bytes live at the peak step"
+        "peak = the compiler's allocations; temp allocation = heap peak (most temporaries live "
+        "at once) + fragmentation; live = bytes live at the peak step"
     )
 
 

@@ -27,10 +27,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 
+from hlo_layout.syntax.opcodes import GET_TUPLE_ELEMENT
 from hlo_layout.syntax.shape import BufferShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Attribute, Computation, Instruction, Operand
-
-GTE = "get-tuple-element"
 
 
 def folded_operands(c: Computation) -> bool:
@@ -64,7 +63,11 @@ def restored_gtes(c: Computation) -> dict[tuple[str, int], Instruction]:
             if element is None:
                 continue
             out[(o[0], k)] = Instruction(
-                f"{o[0]}#{k}", GTE, element, (Operand(o[0]),), (Attribute("index", str(k)),)
+                f"{o[0]}#{k}",
+                GET_TUPLE_ELEMENT,
+                element,
+                (Operand(o[0]),),
+                (Attribute("index", str(k)),),
             )
     return out
 

@@ -146,7 +146,9 @@ def render_memory(
         head = Text()
         head.append(f"{ma.module or '(unnamed module)'}", style="bold")
         head.append(
-            f"  backend {backend_label(ma)}" + (" (assumed)" if ma.backend_assumed else ""),
+            f"  backend {backend_label(ma)}"
+            + (" (assumed)" if ma.backend_assumed else "")
+            + (f" · {ma.frontend}" if ma.frontend else ""),
             style="dim",
         )
         parts.append(head)

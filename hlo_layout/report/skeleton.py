@@ -36,8 +36,14 @@ from hlo_layout.memory.backend import (
     choose_backend,
 )
 from hlo_layout.memory.buffer_assignment import BufferAssignment
-from hlo_layout.memory.dataflow import kinds_of_calls
-from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
+from hlo_layout.syntax.index import kinds_of_calls
+from hlo_layout.syntax.opcodes import (
+    ALL_REDUCE,
+    ALL_REDUCE_START,
+    CALLED_COMPUTATION_KEYS,
+    CUSTOM_CALL,
+    REDUCE,
+)
 from hlo_layout.syntax.scan import attribute_pairs, tail_mentions
 from hlo_layout.syntax.shape import Shape
 from hlo_layout.syntax.tree import (
@@ -68,10 +74,10 @@ SKELETON_ATTRIBUTES = frozenset(
 #: is overwritten only with a non-zero beta, and a reduce's `dimensions` tell whether it is the
 #: reduction emitter's hero (gpu_alias). Every other backend_config and dimensions is dropped.
 READ_BY_OPCODE: dict[str, frozenset[str]] = {
-    "all-reduce-start": frozenset({"backend_config"}),
-    "all-reduce": frozenset({"backend_config"}),
-    "custom-call": frozenset({"backend_config"}),
-    "reduce": frozenset({"dimensions"}),
+    ALL_REDUCE_START: frozenset({"backend_config"}),
+    ALL_REDUCE: frozenset({"backend_config"}),
+    CUSTOM_CALL: frozenset({"backend_config"}),
+    REDUCE: frozenset({"dimensions"}),
 }
 _NONE: frozenset[str] = frozenset()
 #: Finds where a SKELETON_ATTRIBUTES key may occur in an unsplit tail: most tails hold none
@@ -131,7 +137,7 @@ class SkeletonSpool:
     read. Kept in memory per computation: its name, where it lies in the file, its calls and
     its ROOT's opcode and kept attribute keys. `module()` gives a `SpooledModule` of those
     reachable from the entry (the only ones `memory_report` and the analysis visit:
-    `memory.dataflow.computation_kinds`), in file order, each equal to `skeleton_computation`
+    `syntax.index.computation_kinds`), in file order, each equal to `skeleton_computation`
     of the full tree's (tests/layout/test_skeleton.py); it holds only those that hold buffers.
 
     So memory is the skeleton of the entry and its control-flow callees at the module's end

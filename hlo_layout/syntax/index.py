@@ -2,19 +2,21 @@
 
 One implementation of the graph facts the tree does not store, used by tree nodes
 (`Module.callers`, `Module.kind`), `verify`, fusion composition (`indexing/fusion.py`), the
-memory model and the streamed reader. Results are cached on the node they describe (outside its
-compared fields), so each is computed once per tree.
+memory model (`computation_kinds`: which computations hold buffers), the cost analysis and the
+streamed reader. The call graph is walked by one function, `walk_calls`, which refuses a
+cycle. Results are cached on the node they describe (outside its compared fields), so each is
+computed once per tree.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hlo_layout.errors import HloSemanticError, Span
 from hlo_layout.syntax.lexicon import pattern
-from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION
+from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION, SEQUENTIAL_CALLERS
 
 if TYPE_CHECKING:
     from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
@@ -39,6 +41,8 @@ _CALLED_KEYS = frozenset(CALLED_COMPUTATION_KEYS)
 #: tail_callees' answers by tail text: a dump repeats its tails (and the scanner has already
 #: hashed each tail string, so a lookup costs no pass over a long backend_config).
 _TAIL_CALLEES: dict[str, tuple[str, ...] | None] = {}
+#: tail_callee_keys' answers, the same way.
+_TAIL_KEYS: dict[str, tuple[str, ...] | None] = {}
 _MISSING: Any = object()
 
 
@@ -48,44 +52,68 @@ def tail_callees(attributes: LazyAttributes) -> tuple[str, ...] | None:
     value is in another form (then `called_computations` splits). Memoized by text (bounded).
     A tail that names no called-computation key outside its strings (most: `metadata` alone)
     is not split to learn that."""
-    tail = attributes._text
-    found = _TAIL_CALLEES.get(tail, _MISSING)
+    found = _TAIL_CALLEES.get(attributes._text, _MISSING)
     if found is _MISSING:
-        if len(_TAIL_CALLEES) > 65_536:
-            _TAIL_CALLEES.clear()
-        found = () if CALLS_RE.search(tail) is None else _tail_callees(tail, attributes.spans())
-        _TAIL_CALLEES[tail] = found
+        found = _read_tail(attributes)[0]
+    return found
+
+
+def tail_callee_keys(attributes: LazyAttributes) -> tuple[str, ...] | None:
+    """The keys naming called computations in an unsplit attribute tail (`calls`,
+    `to_apply`, ...), in attribute order, from the same spans; None as `tail_callees`."""
+    found = _TAIL_KEYS.get(attributes._text, _MISSING)
+    if found is _MISSING:
+        found = _read_tail(attributes)[1]
+    return found
+
+
+def _read_tail(
+    attributes: LazyAttributes,
+) -> tuple[tuple[str, ...], tuple[str, ...]] | tuple[None, None]:
+    """(callees, keys) of a tail, read once and kept in both memos."""
+    if len(_TAIL_CALLEES) > 65_536:
+        forget_tails()
+    tail = attributes._text
+    found = ((), ()) if CALLS_RE.search(tail) is None else _tail_calls(tail, attributes.spans())
+    _TAIL_CALLEES[tail], _TAIL_KEYS[tail] = found
     return found
 
 
 def forget_tails() -> None:
-    """Empty `tail_callees`' memo: a streamed reader drops each computation's tree once written,
-    and the memo would keep its tails alive (megabytes of backend configs)."""
+    """Empty the tail memos: a streamed reader drops each computation's tree once written,
+    and the memos would keep its tails alive (megabytes of backend configs)."""
     _TAIL_CALLEES.clear()
+    _TAIL_KEYS.clear()
 
 
-def _tail_callees(tail: str, spans: tuple[int, ...]) -> tuple[str, ...] | None:
-    """`tail_callees` of a tail split into `spans` (None where the grammar split it): the
-    values of its called-computation keys in the forms `attrs.computation_names` reads alike."""
+def _tail_calls(
+    tail: str, spans: tuple[int, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]] | tuple[None, None]:
+    """The callees and the keys naming them of a tail split into `spans` ((None, None) where
+    the grammar split it, or a called key's value is not in a form `attrs.computation_names`
+    reads alike)."""
     if not spans:
-        return None
-    out: list[str] = []
+        return None, None
+    names: list[str] = []
+    keys: list[str] = []
     for k in range(0, len(spans), 4):
-        if tail[spans[k] : spans[k + 1]] not in _CALLED_KEYS:
+        key = tail[spans[k] : spans[k + 1]]
+        if key not in _CALLED_KEYS:
             continue
         value = _CALLEE_VALUE.fullmatch(tail, spans[k + 2], spans[k + 3])
         if value is None:
-            return None
+            return None, None
+        keys.append(key)
         name, group = value.groups()
         if name is not None:
-            out.append(name)
+            names.append(name)
         elif group is not None and group.strip(" \t"):
             for item in group.split(","):
                 word = _FLAT_NAME.fullmatch(item.strip(" \t"))
                 if word is None:
-                    return None
-                out.append(word.group(1))
-    return tuple(out)
+                    return None, None
+                names.append(word.group(1))
+    return tuple(names), tuple(keys)
 
 
 #: The computation kinds of `inspect` (JSON `kind`).
@@ -252,11 +280,13 @@ def walk_calls(
     starts: Iterable[str],
     edges: Mapping[str, Sequence[tuple[Site, Sequence[str]]]],
     known: Container[str],
+    unknown: Callable[[Site, str], None] | None = None,
 ) -> list[str] | tuple[Site, str, tuple[str, ...]]:
     """The call-graph walk every analysis shares: the computations reachable from `starts` (in
     that order), each after the computations it calls and each once (XLA's
     HloModule::MakeComputationPostOrder). `edges` gives each computation's calls as (site,
-    callee names); callees not `known` are skipped. Linear in the edges, without recursion.
+    callee names); callees not `known` are skipped, each call of one passed to `unknown` as
+    the walk meets it (which may raise). Linear in the edges, without recursion.
 
     A cycle is returned instead, as (site, callee, cycle): the call closing it (the first found
     depth first) and the computations from the callee back to its caller."""
@@ -280,10 +310,13 @@ def walk_calls(
             seen = state.get(callee)
             if seen == 1:
                 return site, callee, tuple(path[path.index(callee) :])
-            if seen is None and callee in known:
-                state[callee] = 1
-                path.append(callee)
-                stack.append(_calls_of(edges, callee))
+            if seen is None:
+                if callee in known:
+                    state[callee] = 1
+                    path.append(callee)
+                    stack.append(_calls_of(edges, callee))
+                elif unknown is not None:
+                    unknown(site, callee)
     return order
 
 
@@ -330,6 +363,61 @@ def _walk(module: Module) -> list[Computation] | CallCycleError:
     return cached  # type: ignore[return-value]
 
 
+def computation_kinds(module: Module) -> dict[str, str]:
+    """`global` (the entry and callees of while/conditional/call/async-start from global code),
+    `thread_local` (reducers, comparators and other callees: XLA gives each of their buffers an
+    allocation of its own) or `fusion` (fusion bodies: no buffers). Unreached computations are
+    absent. Mirrors GatherComputationsByAllocationType (buffer_assignment.cc). Cached on the
+    module (a streamed skeleton module comes with its kinds: `report/skeleton.py`).
+    """
+    cache = module._cache
+    kinds = cache.get("kinds")
+    if kinds is None:
+        entry = module.entry
+        edges = {
+            caller: [(i.opcode, names) for i, names in found]
+            for caller, found in calls(module).items()
+        }
+        known = {c.name for c in module.computations}
+        kinds = cache["kinds"] = kinds_of_calls(
+            entry.name if entry is not None else None, edges, known
+        )
+    return kinds  # type: ignore[return-value]
+
+
+def kinds_of_calls(
+    entry: str | None,
+    edges: Mapping[str, Sequence[tuple[str, Sequence[str]]]],
+    known: Container[str],
+) -> dict[str, str]:
+    """`computation_kinds` over the call graph alone: `edges` gives each computation's calls as
+    (calling opcode, callee names); callees not `known` are skipped. The kinds are the fixpoint
+    of "the best rank any caller gives", so the order of the edges does not matter."""
+    if entry is None:
+        return {}
+    rank = {"global": 0, "thread_local": 1, "fusion": 2}
+    kinds: dict[str, str] = {entry: "global"}
+    stack = [entry]
+    while stack:
+        c = stack.pop()
+        kind = kinds[c]
+        for opcode, names in edges.get(c, ()):
+            if opcode == FUSION:
+                new = "fusion"
+            elif opcode in SEQUENTIAL_CALLERS and kind == "global":
+                new = "global"
+            else:
+                new = "thread_local"
+            for callee in names:
+                if callee not in known:
+                    continue
+                old = kinds.get(callee)
+                if old is None or rank[new] < rank[old]:
+                    kinds[callee] = new
+                    stack.append(callee)
+    return kinds
+
+
 def cycle_error(site: Instruction, callee: str, cycle: tuple[str, ...]) -> CallCycleError:
     """The error for a cycle `walk_calls` found (its sites being instructions)."""
     ring = " -> ".join([*cycle, callee])
@@ -350,11 +438,14 @@ __all__ = [
     "callees",
     "callers",
     "computation_kind",
+    "computation_kinds",
     "computation_post_order",
     "cycle_error",
     "instructions_calling",
     "kind",
+    "kinds_of_calls",
     "post_order",
+    "tail_callee_keys",
     "tail_callees",
     "users",
     "walk_calls",

@@ -29,6 +29,100 @@ from collections.abc import Callable
 
 from hlo_layout.errors import HloLayoutError, HloSemanticError
 from hlo_layout.syntax import attrs as A
+from hlo_layout.syntax.opcodes import (
+    ABS,
+    ACOS,
+    ACOSH,
+    ADD,
+    ADD_DEPENDENCY,
+    AFTER_ALL,
+    AND,
+    ASIN,
+    ASINH,
+    ATAN2,
+    ATANH,
+    BATCH_NORM_GRAD,
+    BATCH_NORM_INFERENCE,
+    BATCH_NORM_TRAINING,
+    BROADCAST,
+    CALL,
+    CBRT,
+    CEIL,
+    CHOLESKY,
+    CLAMP,
+    COMPARE,
+    COMPLEX,
+    CONCATENATE,
+    CONDITIONAL,
+    CONSTANT,
+    CONVOLUTION,
+    COPY,
+    COSH,
+    COSINE,
+    COUNT_LEADING_ZEROS,
+    DIVIDE,
+    DOMAIN,
+    DOT,
+    ERF,
+    EXPONENTIAL,
+    EXPONENTIAL_MINUS_ONE,
+    FLOOR,
+    GET_DIMENSION_SIZE,
+    GET_TUPLE_ELEMENT,
+    IMAG,
+    IS_FINITE,
+    LOG,
+    LOG_PLUS_ONE,
+    LOGISTIC,
+    MAP,
+    MAXIMUM,
+    MINIMUM,
+    MULTIPLY,
+    NEGATE,
+    NOT,
+    OPT_BARRIER,
+    OR,
+    OUTFEED,
+    PAD,
+    PARAMETER,
+    PARTITION_ID,
+    POPCNT,
+    POWER,
+    REAL,
+    RECV,
+    RECV_DONE,
+    REDUCE,
+    REDUCE_WINDOW,
+    REMAINDER,
+    REPLICA_ID,
+    REVERSE,
+    ROUND_NEAREST_AFZ,
+    ROUND_NEAREST_EVEN,
+    RSQRT,
+    SCATTER,
+    SELECT,
+    SELECT_AND_SCATTER,
+    SEND,
+    SEND_DONE,
+    SET_DIMENSION_SIZE,
+    SHIFT_LEFT,
+    SHIFT_RIGHT_ARITHMETIC,
+    SHIFT_RIGHT_LOGICAL,
+    SIGN,
+    SINE,
+    SINH,
+    SORT,
+    SQRT,
+    SUBTRACT,
+    TAN,
+    TANH,
+    TRANSPOSE,
+    TRIANGULAR_SOLVE,
+    TUPLE,
+    WHILE,
+    XOR,
+    Registry,
+)  # fmt: skip
 from hlo_layout.syntax.shape import (
     ArrayShape,
     Layout,
@@ -38,66 +132,6 @@ from hlo_layout.syntax.shape import (
 )
 from hlo_layout.syntax.tree import Attribute, Computation, Instruction, Module
 
-#: Elementwise ops whose result is the operand's shape (ShapeInference::InferUnaryOpShape).
-_UNARY_SAME = frozenset(
-    {
-        "abs",
-        "acos",
-        "acosh",
-        "asin",
-        "asinh",
-        "atanh",
-        "cbrt",
-        "ceil",
-        "clz",
-        "copy",
-        "cos",
-        "cosh",
-        "erf",
-        "exponential",
-        "exponential-minus-one",
-        "floor",
-        "log",
-        "log-plus-one",
-        "logistic",
-        "negate",
-        "not",
-        "popcnt",
-        "reverse",
-        "round-nearest-afz",
-        "round-nearest-even",
-        "rsqrt",
-        "sign",
-        "sine",
-        "sinh",
-        "sqrt",
-        "tan",
-        "tanh",
-        "optimization-barrier",
-        "domain",
-        "cholesky",
-    }
-)
-#: Elementwise binary ops (ShapeInference::InferElementwiseBinaryOpShape).
-_BINARY = frozenset(
-    {
-        "add",
-        "and",
-        "atan2",
-        "divide",
-        "maximum",
-        "minimum",
-        "multiply",
-        "or",
-        "power",
-        "remainder",
-        "shift-left",
-        "shift-right-arithmetic",
-        "shift-right-logical",
-        "subtract",
-        "xor",
-    }
-)
 _COMPLEX_PART = {"c64": "f32", "c128": "f64"}
 _COMPLEX_OF = {"f32": "c64", "f64": "c128"}
 
@@ -128,15 +162,6 @@ def _attr_ints(instruction: Instruction, key: str) -> tuple[int, ...]:
     if attr is None:
         raise _CannotInfer(f"needs {key}=")
     return A.int_list(attr)
-
-
-def _elementwise(operands: list[Shape | None], opcode: str) -> Shape:
-    if not operands or operands[0] is None:
-        raise _CannotInfer("needs an operand")
-    first = operands[0]
-    if opcode in ("abs",) and isinstance(first, ArrayShape) and first.element_type in _COMPLEX_PART:
-        return dataclasses.replace(first, element_type=_COMPLEX_PART[first.element_type])
-    return first
 
 
 # (overflow exponent, significand width) of each floating-point type, for HigherPrecisionType.
@@ -207,175 +232,282 @@ def _binary(operands: list[Shape | None]) -> ArrayShape:
     return _fresh(element_type, tuple(dims), tuple(dynamic_dims))
 
 
+#: How one opcode's shape is inferred: from the instruction (its attributes), its operands'
+#: shapes (None where unknown) and `callee_root(name)`, the root shape of a called computation.
+Infer = Callable[[Instruction, list[Shape | None], Callable[[str], Shape]], Shape]
+#: opcode -> its rule (ShapeInference::Infer*Shape as HloParserImpl::CreateInstruction applies
+#: them); an opcode without one needs its shape written.
+RULES: Registry[Infer] = Registry("shape inference")
+_rule = RULES.register
+
+
+def _operand(operands: list[Shape | None]) -> ArrayShape:
+    return _array(operands[0] if operands else None, "operand")
+
+
+@_rule(
+    ABS, ACOS, ACOSH, ASIN, ASINH, ATANH, CBRT, CEIL, COUNT_LEADING_ZEROS, COPY, COSINE, COSH, ERF,
+    EXPONENTIAL, EXPONENTIAL_MINUS_ONE, FLOOR, LOG, LOG_PLUS_ONE, LOGISTIC, NEGATE, NOT, POPCNT,
+    REVERSE, ROUND_NEAREST_AFZ, ROUND_NEAREST_EVEN, RSQRT, SIGN, SINE, SINH, SQRT, TAN, TANH,
+    OPT_BARRIER, DOMAIN, CHOLESKY,
+)  # fmt: skip
+def _unary(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    """ShapeInference::InferUnaryOpShape: the operand's shape (a complex `abs` gives its
+    component type)."""
+    if not operands or operands[0] is None:
+        raise _CannotInfer("needs an operand")
+    first = operands[0]
+    if instruction.opcode == ABS and isinstance(first, ArrayShape):
+        part = _COMPLEX_PART.get(first.element_type)
+        if part is not None:
+            return dataclasses.replace(first, element_type=part)
+    return first
+
+
+@_rule(
+    ADD, AND, ATAN2, DIVIDE, MAXIMUM, MINIMUM, MULTIPLY, OR, POWER, REMAINDER, SHIFT_LEFT,
+    SHIFT_RIGHT_ARITHMETIC, SHIFT_RIGHT_LOGICAL, SUBTRACT, XOR,
+)  # fmt: skip
+def _binary_rule(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    return _binary(operands)
+
+
+@_rule(REAL, IMAG)
+def _complex_part(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    x = _operand(operands)
+    return dataclasses.replace(x, element_type=_COMPLEX_PART.get(x.element_type, x.element_type))
+
+
+@_rule(IS_FINITE)
+def _is_finite(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    return dataclasses.replace(_operand(operands), element_type="pred")
+
+
+@_rule(COMPLEX)
+def _complex(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    pair = _binary(operands)
+    return dataclasses.replace(pair, element_type=_COMPLEX_OF.get(pair.element_type, "c64"))
+
+
+@_rule(COMPARE)
+def _compare(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    return dataclasses.replace(_binary(operands), element_type="pred")
+
+
+@_rule(SELECT)
+def _select(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    if len(operands) != 3:
+        raise _CannotInfer("needs three operands")
+    return _binary(operands[1:])
+
+
+@_rule(CLAMP)
+def _clamp(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    if len(operands) != 3:
+        raise _CannotInfer("needs three operands")
+    lo, x, hi = (_array(s, "operand") for s in operands)
+    return x if x.rank or not (lo.rank or hi.rank) else (lo if lo.rank else hi)
+
+
+@_rule(TUPLE)
+def _tuple(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    if any(s is None for s in operands):
+        raise _CannotInfer("an operand has no shape")
+    return TupleShape(tuple(s for s in operands if s is not None))
+
+
+@_rule(GET_TUPLE_ELEMENT)
+def _get_tuple_element(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    t = operands[0] if operands else None
+    if not isinstance(t, TupleShape):
+        raise _CannotInfer("operand is not a tuple")
+    index = A.int_value(_need(instruction, "index"))
+    if not 0 <= index < len(t.elements):
+        raise _CannotInfer(f"index {index} is out of range")
+    return t.elements[index]
+
+
+@_rule(AFTER_ALL)
+def _token(_i: Instruction, _o: list[Shape | None], _: object) -> Shape:
+    return TokenShape()
+
+
+@_rule(PARTITION_ID, REPLICA_ID)
+def _id(_i: Instruction, _o: list[Shape | None], _: object) -> Shape:
+    return _fresh("u32", ())
+
+
+@_rule(GET_DIMENSION_SIZE)
+def _dimension_size(_i: Instruction, _o: list[Shape | None], _: object) -> Shape:
+    return _fresh("s32", ())
+
+
+@_rule(ADD_DEPENDENCY)
+def _add_dependency(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    if not operands or operands[0] is None:
+        raise _CannotInfer("needs an operand")
+    return operands[0]
+
+
+@_rule(TRANSPOSE)
+def _transpose(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    x = _operand(operands)
+    perm = _attr_ints(instruction, "dimensions")
+    if sorted(perm) != list(range(x.rank)):
+        raise _CannotInfer("dimensions= is not a permutation of the operand's dimensions")
+    # ShapeUtil::PermuteDimensions: the layout is permuted with the dimensions, so the
+    # transpose is a bitcast of its operand.
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    dynamic = tuple(_dyn(x, p) for p in perm)
+    return ArrayShape(
+        x.element_type,
+        tuple(x.dims[p] for p in perm),
+        dynamic if any(dynamic) else (),
+        Layout(tuple(inverse[d] for d in x.minor_to_major)),
+    )
+
+
+@_rule(BROADCAST)
+def _broadcast(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    # hlo_parser.cc passes `dimensions` to InferBroadcastShape as the sizes of new major
+    # dimensions (not as the operand-to-result map the instruction uses); we do the same.
+    x = _operand(operands)
+    attr = instruction.attr("dimensions")
+    sizes = A.int_list(attr) if attr is not None else ()
+    if attr is None and x.rank:
+        raise _CannotInfer("needs dimensions=")
+    if any(d < 0 for d in sizes):
+        raise _CannotInfer("a broadcast size is negative")
+    return _fresh(
+        x.element_type,
+        (*sizes, *x.dims),
+        (*(False,) * len(sizes), *(_dyn(x, i) for i in range(x.rank))),
+    )
+
+
+@_rule(SET_DIMENSION_SIZE)
+def _set_dimension_size(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    x = _operand(operands)
+    (dim,) = _attr_ints(instruction, "dimensions")
+    if not 0 <= dim < x.rank:
+        raise _CannotInfer(f"dimension {dim} is out of range")
+    flags = [_dyn(x, i) for i in range(x.rank)]
+    flags[dim] = True
+    return dataclasses.replace(x, dynamic=tuple(flags))
+
+
+@_rule(BATCH_NORM_TRAINING, BATCH_NORM_GRAD)
+def _batch_norm(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    x = _operand(operands)
+    feature = A.int_value(_need(instruction, "feature_index"))
+    if not 0 <= feature < x.rank:
+        raise _CannotInfer(f"feature_index {feature} is out of range")
+    vector = _fresh(x.element_type, (x.dims[feature],))
+    return TupleShape((x, vector, vector))
+
+
+@_rule(BATCH_NORM_INFERENCE, SELECT_AND_SCATTER)
+def _operand_0(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    return _operand(operands)
+
+
+@_rule(TRIANGULAR_SOLVE)
+def _triangular_solve(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    if len(operands) != 2:
+        raise _CannotInfer("needs two operands")
+    return _array(operands[1], "b")
+
+
+@_rule(SCATTER)
+def _scatter(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    n = (len(operands) - 1) // 2
+    if n < 1 or any(s is None for s in operands[:n]):
+        raise _CannotInfer("needs operands, indices and updates")
+    shapes = tuple(s for s in operands[:n] if s is not None)
+    return shapes[0] if n == 1 else TupleShape(shapes)
+
+
+@_rule(CONCATENATE)
+def _concatenate(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    arrays = [_array(s, "operand") for s in operands]
+    if not arrays:
+        raise _CannotInfer("needs operands")
+    (dim,) = _attr_ints(instruction, "dimensions")
+    first = arrays[0]
+    if not 0 <= dim < first.rank:
+        raise _CannotInfer(f"dimension {dim} is out of range")
+    dims = list(first.dims)
+    dims[dim] = sum(a.dims[dim] for a in arrays)
+    return _fresh(first.element_type, tuple(dims))
+
+
+@_rule(PAD)
+def _pad(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    x = _operand(operands)
+    config = A.padding_config(_need(instruction, "padding"))
+    if len(config) != x.rank:
+        raise _CannotInfer("padding= does not match the operand's rank")
+    padded = tuple(p.low + p.high + d + max(d - 1, 0) * p.interior for d, p in zip(x.dims, config))
+    return _fresh(x.element_type, padded)
+
+
+@_rule(CALL)
+def _call(
+    instruction: Instruction, _o: list[Shape | None], callee_root: Callable[[str], Shape]
+) -> Shape:
+    return callee_root(_callee(instruction, "to_apply"))
+
+
+@_rule(WHILE)
+def _while(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    # ShapeInference::InferWhileShape: the init operand's shape (the body must agree).
+    _callee(instruction, "body")
+    if len(operands) != 1 or operands[0] is None:
+        raise _CannotInfer("needs one operand")
+    return operands[0]
+
+
+@_rule(CONDITIONAL)
+def _conditional(
+    instruction: Instruction, _o: list[Shape | None], callee_root: Callable[[str], Shape]
+) -> Shape:
+    attr = instruction.attr("branch_computations") or instruction.attr("true_computation")
+    if attr is None:
+        raise _CannotInfer("needs branch_computations=")
+    names = A.computation_names(attr)
+    if not names:
+        raise _CannotInfer("needs branch computations")
+    return callee_root(names[0])
+
+
+@_rule(MAP)
+def _map(
+    instruction: Instruction, operands: list[Shape | None], callee_root: Callable[[str], Shape]
+) -> Shape:
+    x = _operand(operands)
+    root = _array(callee_root(_callee(instruction, "to_apply")), "the mapped root")
+    return _fresh(root.element_type, x.dims)
+
+
+@_rule(SORT)
+def _sort(_i: Instruction, operands: list[Shape | None], _: object) -> Shape:
+    if any(s is None for s in operands) or not operands:
+        raise _CannotInfer("needs operands")
+    shapes = tuple(s for s in operands if s is not None)
+    return shapes[0] if len(shapes) == 1 else TupleShape(shapes)
+
+
 def _infer_one(
     instruction: Instruction,
     operands: list[Shape | None],
     callee_root: Callable[[str], Shape],
 ) -> Shape:
-    op = instruction.opcode
-    if op in _UNARY_SAME:
-        return _elementwise(operands, op)
-    if op in _BINARY:
-        return _binary(operands)
-    if op in ("real", "imag"):
-        x = _array(operands[0] if operands else None, "operand")
-        return dataclasses.replace(
-            x, element_type=_COMPLEX_PART.get(x.element_type, x.element_type)
-        )
-    if op == "is-finite":
-        x = _array(operands[0] if operands else None, "operand")
-        return dataclasses.replace(x, element_type="pred")
-    if op == "complex":
-        pair = _binary(operands)
-        return dataclasses.replace(pair, element_type=_COMPLEX_OF.get(pair.element_type, "c64"))
-    if op == "compare":
-        return dataclasses.replace(_binary(operands), element_type="pred")
-    if op == "select":
-        if len(operands) != 3:
-            raise _CannotInfer("needs three operands")
-        return _binary(operands[1:])
-    if op == "clamp":
-        if len(operands) != 3:
-            raise _CannotInfer("needs three operands")
-        lo, x, hi = (_array(s, "operand") for s in operands)
-        return x if x.rank or not (lo.rank or hi.rank) else (lo if lo.rank else hi)
-    if op == "tuple":
-        if any(s is None for s in operands):
-            raise _CannotInfer("an operand has no shape")
-        return TupleShape(tuple(s for s in operands if s is not None))
-    if op == "get-tuple-element":
-        t = operands[0] if operands else None
-        if not isinstance(t, TupleShape):
-            raise _CannotInfer("operand is not a tuple")
-        index = A.int_value(_need(instruction, "index"))
-        if not 0 <= index < len(t.elements):
-            raise _CannotInfer(f"index {index} is out of range")
-        return t.elements[index]
-    if op == "after-all":
-        return TokenShape()
-    if op in ("partition-id", "replica-id"):
-        return _fresh("u32", ())
-    if op == "get-dimension-size":
-        return _fresh("s32", ())
-    if op == "add-dependency":
-        if not operands or operands[0] is None:
-            raise _CannotInfer("needs an operand")
-        return operands[0]
-    if op == "transpose":
-        x = _array(operands[0] if operands else None, "operand")
-        perm = _attr_ints(instruction, "dimensions")
-        if sorted(perm) != list(range(x.rank)):
-            raise _CannotInfer("dimensions= is not a permutation of the operand's dimensions")
-        # ShapeUtil::PermuteDimensions: the layout is permuted with the dimensions, so the
-        # transpose is a bitcast of its operand.
-        inverse = [0] * len(perm)
-        for i, p in enumerate(perm):
-            inverse[p] = i
-        dynamic = tuple(_dyn(x, p) for p in perm)
-        return ArrayShape(
-            x.element_type,
-            tuple(x.dims[p] for p in perm),
-            dynamic if any(dynamic) else (),
-            Layout(tuple(inverse[d] for d in x.minor_to_major)),
-        )
-    if op == "broadcast":
-        # hlo_parser.cc passes `dimensions` to InferBroadcastShape as the sizes of new major
-        # dimensions (not as the operand-to-result map the instruction uses); we do the same.
-        x = _array(operands[0] if operands else None, "operand")
-        attr = instruction.attr("dimensions")
-        sizes = A.int_list(attr) if attr is not None else ()
-        if attr is None and x.rank:
-            raise _CannotInfer("needs dimensions=")
-        if any(d < 0 for d in sizes):
-            raise _CannotInfer("a broadcast size is negative")
-        return _fresh(
-            x.element_type,
-            (*sizes, *x.dims),
-            (*(False,) * len(sizes), *(_dyn(x, i) for i in range(x.rank))),
-        )
-    if op == "set-dimension-size":
-        x = _array(operands[0] if operands else None, "operand")
-        (dim,) = _attr_ints(instruction, "dimensions")
-        if not 0 <= dim < x.rank:
-            raise _CannotInfer(f"dimension {dim} is out of range")
-        flags = [_dyn(x, i) for i in range(x.rank)]
-        flags[dim] = True
-        return dataclasses.replace(x, dynamic=tuple(flags))
-    if op in ("batch-norm-training", "batch-norm-grad"):
-        x = _array(operands[0] if operands else None, "operand")
-        feature = A.int_value(_need(instruction, "feature_index"))
-        if not 0 <= feature < x.rank:
-            raise _CannotInfer(f"feature_index {feature} is out of range")
-        vector = _fresh(x.element_type, (x.dims[feature],))
-        return TupleShape((x, vector, vector))
-    if op == "batch-norm-inference":
-        return _array(operands[0] if operands else None, "operand")
-    if op in ("select-and-scatter",):
-        return _array(operands[0] if operands else None, "operand")
-    if op == "triangular-solve":
-        if len(operands) != 2:
-            raise _CannotInfer("needs two operands")
-        return _array(operands[1], "b")
-    if op == "scatter":
-        n = (len(operands) - 1) // 2
-        if n < 1 or any(s is None for s in operands[:n]):
-            raise _CannotInfer("needs operands, indices and updates")
-        shapes = tuple(s for s in operands[:n] if s is not None)
-        return shapes[0] if n == 1 else TupleShape(shapes)
-    if op == "concatenate":
-        arrays = [_array(s, "operand") for s in operands]
-        if not arrays:
-            raise _CannotInfer("needs operands")
-        (dim,) = _attr_ints(instruction, "dimensions")
-        first = arrays[0]
-        if not 0 <= dim < first.rank:
-            raise _CannotInfer(f"dimension {dim} is out of range")
-        dims = list(first.dims)
-        dims[dim] = sum(a.dims[dim] for a in arrays)
-        return _fresh(first.element_type, tuple(dims))
-    if op == "pad":
-        x = _array(operands[0] if operands else None, "operand")
-        config = A.padding_config(_need(instruction, "padding"))
-        if len(config) != x.rank:
-            raise _CannotInfer("padding= does not match the operand's rank")
-        padded = tuple(
-            p.low + p.high + d + max(d - 1, 0) * p.interior for d, p in zip(x.dims, config)
-        )
-        return _fresh(x.element_type, padded)
-    if op == "dot":
-        return _dot(instruction, operands)
-    if op == "reduce":
-        return _reduce(instruction, operands)
-    if op == "reduce-window":
-        return _reduce_window(instruction, operands)
-    if op == "convolution":
-        return _convolution(instruction, operands)
-    if op in ("call",):
-        return callee_root(_callee(instruction, "to_apply"))
-    if op == "while":
-        # ShapeInference::InferWhileShape: the init operand's shape (the body must agree).
-        _callee(instruction, "body")
-        if len(operands) != 1 or operands[0] is None:
-            raise _CannotInfer("needs one operand")
-        return operands[0]
-    if op == "conditional":
-        attr = instruction.attr("branch_computations") or instruction.attr("true_computation")
-        if attr is None:
-            raise _CannotInfer("needs branch_computations=")
-        names = A.computation_names(attr)
-        if not names:
-            raise _CannotInfer("needs branch computations")
-        return callee_root(names[0])
-    if op == "map":
-        x = _array(operands[0] if operands else None, "operand")
-        root = _array(callee_root(_callee(instruction, "to_apply")), "the mapped root")
-        return _fresh(root.element_type, x.dims)
-    if op == "sort":
-        if any(s is None for s in operands) or not operands:
-            raise _CannotInfer("needs operands")
-        shapes = tuple(s for s in operands if s is not None)
-        return shapes[0] if len(shapes) == 1 else TupleShape(shapes)
-    raise _CannotInfer("XLA infers no shape for this opcode")
+    rule = RULES.get(instruction.opcode)
+    if rule is None:
+        raise _CannotInfer("XLA infers no shape for this opcode")
+    return rule(instruction, operands, callee_root)
 
 
 def _need(instruction: Instruction, key: str) -> Attribute:
@@ -429,7 +561,8 @@ def dot_dimensions_problem(numbers: DotDims, lhs_rank: int, rhs_rank: int) -> st
     return None
 
 
-def _dot(instruction: Instruction, operands: list[Shape | None]) -> Shape:
+@_rule(DOT)
+def _dot(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
     """ShapeInference::InferDotOpShape: batch dims, then lhs free dims, then rhs free dims."""
     if len(operands) < 2:
         raise _CannotInfer("needs two operands")
@@ -446,7 +579,8 @@ def _dot(instruction: Instruction, operands: list[Shape | None]) -> Shape:
     return _fresh(_higher_precision(lhs.element_type, rhs.element_type), tuple(out))
 
 
-def _reduce(instruction: Instruction, operands: list[Shape | None]) -> Shape:
+@_rule(REDUCE)
+def _reduce(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
     """ShapeInference::InferReduceShape: the inputs' dims minus `dimensions`, one result per
     input (a tuple when there are several)."""
     if not operands or len(operands) % 2:
@@ -478,7 +612,8 @@ def _window_out(size: int, w: A.WindowDim) -> int:
     return (padded - window) // w.stride + 1
 
 
-def _reduce_window(instruction: Instruction, operands: list[Shape | None]) -> Shape:
+@_rule(REDUCE_WINDOW)
+def _reduce_window(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
     if not operands or len(operands) % 2:
         raise _CannotInfer("needs inputs and as many init values")
     n = len(operands) // 2
@@ -493,7 +628,8 @@ def _reduce_window(instruction: Instruction, operands: list[Shape | None]) -> Sh
     return results[0] if n == 1 else TupleShape(tuple(results))
 
 
-def _convolution(instruction: Instruction, operands: list[Shape | None]) -> Shape:
+@_rule(CONVOLUTION)
+def _convolution(instruction: Instruction, operands: list[Shape | None], _: object) -> Shape:
     """ShapeInference::InferConvolveShape (feature_group_count and batch_group_count included)."""
     if len(operands) != 2:
         raise _CannotInfer("needs two operands")
@@ -569,7 +705,7 @@ def _infer_instruction(
     params: dict[int, Shape],
 ) -> Instruction:
     try:
-        if instruction.opcode == "parameter" and instruction.parameter_number in params:
+        if instruction.opcode == PARAMETER and instruction.parameter_number in params:
             shape: Shape = params[instruction.parameter_number]
         else:
             operand_shapes: list[Shape | None] = []
@@ -638,50 +774,73 @@ def infer_shapes(module: Module) -> Module:
     return dataclasses.replace(module, computations=computations)
 
 
-#: Opcodes whose shape XLA's parser works out from the operands, ignoring the text's.
-XLA_SHAPED_OPCODES = frozenset(
-    {"send", "recv", "send-done", "recv-done", "outfeed", "constant", "add-dependency", "after-all"}
+#: Operand k's shape (None where unknown), for the rules below.
+OperandShape = Callable[[int], "Shape | None"]
+#: opcode -> the shape XLA's parser gives it whatever the text says (None: the text's), worked
+#: out from the instruction and its operands' shapes as hlo_parser.cc does.
+XLA_SHAPES: Registry[Callable[[Instruction, OperandShape], Shape | None]] = Registry(
+    "XLA's parser shapes"
 )
+_xla = XLA_SHAPES.register
+_U32 = _fresh("u32", ())
 
 
-def xla_shape(instruction: Instruction, operand_shape: Callable[[int], Shape | None]) -> Shape:
+@_xla(SEND)
+def _send(_i: Instruction, operand_shape: OperandShape) -> Shape | None:
+    data = operand_shape(0)
+    return TupleShape((data, _U32, TokenShape())) if data is not None else None
+
+
+@_xla(RECV)
+def _recv(instruction: Instruction, _o: OperandShape) -> Shape | None:
+    data = _recv_data(instruction)
+    return TupleShape((data, _U32, TokenShape())) if data is not None else None
+
+
+@_xla(SEND_DONE, OUTFEED, AFTER_ALL)
+def _token_result(_i: Instruction, _o: OperandShape) -> Shape | None:
+    return TokenShape()
+
+
+@_xla(RECV_DONE)
+def _recv_done(_i: Instruction, operand_shape: OperandShape) -> Shape | None:
+    start = operand_shape(0)
+    if isinstance(start, TupleShape) and start.elements:
+        return TupleShape((start.elements[0], TokenShape()))
+    return None
+
+
+@_xla(ADD_DEPENDENCY)
+def _data_operand(_i: Instruction, operand_shape: OperandShape) -> Shape | None:
+    return operand_shape(0)
+
+
+@_xla(CONSTANT)
+def _literal_shape(instruction: Instruction, _o: OperandShape) -> Shape | None:
+    shape = instruction.shape
+    if (
+        isinstance(shape, ArrayShape)
+        and shape.layout is not None
+        and shape.layout.element_size_bits
+    ):
+        return dataclasses.replace(
+            shape, layout=dataclasses.replace(shape.layout, element_size_bits=0)
+        )
+    return None
+
+
+#: Opcodes whose shape XLA's parser works out from the operands, ignoring the text's.
+XLA_SHAPED_OPCODES = frozenset(XLA_SHAPES)
+
+
+def xla_shape(instruction: Instruction, operand_shape: OperandShape) -> Shape:
     """The shape XLA's parser gives `send`/`recv`/`send-done`/`recv-done`/`outfeed`, worked
     out from operand 0 as hlo_parser.cc does (it ignores the text's shape for these opcodes), and
     a `constant` (its literal's shape: no `E(n)`); any other instruction's own shape.
     `operand_shape(i)` is the shape of operand i."""
-    op = instruction.opcode
-    token = TokenShape()
-    if op == "send":
-        data = operand_shape(0)
-        if data is not None:
-            return TupleShape((data, _fresh("u32", ()), token))
-    elif op == "recv":
-        data = _recv_data(instruction)
-        if data is not None:
-            return TupleShape((data, _fresh("u32", ()), token))
-    elif op == "send-done":
-        return token
-    elif op == "recv-done":
-        start = operand_shape(0)
-        if isinstance(start, TupleShape) and start.elements:
-            return TupleShape((start.elements[0], token))
-    elif op in ("outfeed", "after-all"):
-        return token
-    elif op == "add-dependency":
-        data = operand_shape(0)
-        if data is not None:
-            return data
-    elif op == "constant":
-        shape = instruction.shape
-        if (
-            isinstance(shape, ArrayShape)
-            and shape.layout is not None
-            and shape.layout.element_size_bits
-        ):
-            return dataclasses.replace(
-                shape, layout=dataclasses.replace(shape.layout, element_size_bits=0)
-            )
-    return instruction.shape
+    rule = XLA_SHAPES.get(instruction.opcode)
+    shape = rule(instruction, operand_shape) if rule is not None else None
+    return shape if shape is not None else instruction.shape
 
 
 def with_xla_shapes(module: Module) -> Module:

@@ -228,6 +228,17 @@ class Instruction(NamedTuple):
         return tuple(out)
 
     @property
+    def callee_keys(self) -> tuple[str, ...]:
+        """The keys of the attributes naming called computations (`calls`, `to_apply`, ...), in
+        attribute order, each as often as written."""
+        attributes = self.attributes
+        if type(attributes) is LazyAttributes:
+            found = index.tail_callee_keys(attributes)  # without splitting the tail
+            if found is not None:
+                return found
+        return tuple(a.key for a in attributes or () if a.key in CALLED_COMPUTATION_KEYS)
+
+    @property
     def fusion_kind(self) -> str | None:
         if self.opcode != FUSION:
             return None  # never split the attributes of the many non-fusion instructions

@@ -21,6 +21,7 @@ from operator import itemgetter
 
 from hlo_layout.errors import HloSemanticError, Span
 from hlo_layout.syntax.index import call_cycle, walk_calls
+from hlo_layout.syntax.opcodes import DOT, REQUIRED_CALLEES
 from hlo_layout.syntax.shape import ArrayShape, BufferShape, TupleShape
 from hlo_layout.syntax.shape_inference import DotDims, dot_dimensions, dot_dimensions_problem
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module, Operand
@@ -52,7 +53,7 @@ def computation_problems(computation: Computation) -> list[Problem]:
         computation.synthetic
         or by_name.keys() >= set(map(_NAME, chain.from_iterable(map(_OPERANDS, instructions))))
     ):
-        return _dot_problems(computation)
+        return _instruction_problems(computation)
     problems: list[Problem] = []
     seen: set[str] = set()
     for instruction in instructions:
@@ -80,16 +81,35 @@ def computation_problems(computation: Computation) -> list[Problem]:
                             instruction.span,
                         )
                     )
-    problems.extend(_dot_problems(computation))
+    problems.extend(_instruction_problems(computation))
     return problems
 
 
-def _dot_problems(computation: Computation) -> list[Problem]:
-    """Dots whose dimension numbers do not fit their operands (HloVerifier's HandleDot, by
+def _instruction_problems(computation: Computation) -> list[Problem]:
+    """Instructions without an attribute naming the computation XLA's parser requires (a call
+    without `to_apply=`, an async-start without `calls=`: REQUIRED_CALLEES), and dots whose
+    dimension numbers do not fit their operands (HloVerifier's HandleDot, by
     ShapeInference::ValidateDotDimensionNumbers): every analysis indexes dims by them."""
     problems = []
+    checked = _CHECKED
     for instruction in computation.instructions:
-        if instruction.opcode != "dot" or len(instruction.operands) < 2:
+        opcode = instruction.opcode
+        if opcode not in checked:  # most instructions: one set lookup
+            continue
+        required = REQUIRED_CALLEES.get(opcode)
+        if required is not None:
+            missing = _missing_callees(instruction.callee_keys, required)
+            if missing is not None:
+                problems.append(
+                    Problem(
+                        f"{opcode} '{instruction.name}' has no {missing}: XLA's parser requires "
+                        "the computation it calls",
+                        computation.name,
+                        instruction.name,
+                        instruction.span,
+                    )
+                )
+        if opcode != DOT or len(instruction.operands) < 2:
             continue
         ranks = [_rank(computation, operand) for operand in instruction.operands[:2]]
         if None in ranks:
@@ -130,6 +150,23 @@ def _dot_numbers(instruction: Instruction) -> DotDims:
             _DOT_NUMBERS.clear()
         found = _DOT_NUMBERS[attributes._text] = dot_dimensions(instruction)
     return found
+
+
+#: The opcodes `_instruction_problems` looks at.
+_CHECKED = frozenset(REQUIRED_CALLEES) | {DOT}
+
+
+def _missing_callees(keys: Sequence[str], required: tuple[tuple[str, ...], ...]) -> str | None:
+    """What `keys` lacks of every alternative of `required` (`to_apply=`, `condition= and
+    body=`, `branch_computations= or true_computation= and false_computation=`), or None when
+    one alternative is there whole."""
+    for alternative in required:  # loops, not generators: every fusion and reduce asks
+        for key in alternative:
+            if key not in keys:
+                break
+        else:
+            return None
+    return " or ".join(" and ".join(f"{key}=" for key in keys_) for keys_ in required)
 
 
 def _rank(computation: Computation, operand: Operand) -> int | None:

@@ -5,21 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
-
 from hlo_layout.check.diff import structure_diff
 from hlo_layout.check.run import measure_file
-from hlo_layout.cli import app
 from hlo_layout.syntax import parse
-from tests.conftest import CORPUS
+from tests.support import CORPUS, Cli
 
-runner = CliRunner()
 OLD = CORPUS / "libtpu-v4" / "transformer" / "transformer.after_optimizations.txt"
 NEW = CORPUS / "libtpu-v5e" / "transformer" / "transformer.after_optimizations.txt"
 
 
-def test_figures_are_the_sides_metrics() -> None:
-    result = runner.invoke(app, ["diff", str(OLD), str(NEW), "-f", "json"])
+def test_figures_are_the_sides_metrics(cli: Cli) -> None:
+    result = cli("diff", str(OLD), str(NEW), "-f", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     (m,) = doc["modules"]
@@ -64,12 +60,12 @@ ENTRY e {
     assert [(r["name"], r["opcode"]) for r in d["removed"]] == [("b", "exponential")]
 
 
-def test_identical_dump_has_no_changes(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["diff", str(NEW), str(NEW), "-f", "json"])
+def test_identical_dump_has_no_changes(cli: Cli, tmp_path: Path) -> None:
+    result = cli("diff", str(NEW), str(NEW), "-f", "json")
     (m,) = json.loads(result.stdout)["modules"]
     assert all(v["delta"] in (0, None) for v in m["figures"].values())
     assert m["changed"] is False and m["peak"]["delta"] == 0
     assert not any(m["instructions"][k] for k in ("added", "removed", "changed", "renamed"))
     assert not any(m["computations"][k] for k in ("added", "removed", "renamed"))
     assert m["instructions"]["paired"] == parse(NEW.read_text()).instruction_count
-    assert runner.invoke(app, ["diff", str(OLD), str(NEW)]).exit_code == 0
+    assert cli("diff", str(OLD), str(NEW)).exit_code == 0

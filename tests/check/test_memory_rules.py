@@ -4,28 +4,16 @@ below the figures, with the temp figure taken from the compiler's buffer assignm
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from hlo_layout.memory import analyze_memory
 from hlo_layout.reader.sidefiles import read_buffer_assignment
 from hlo_layout.syntax import parse_file
-from tests.conftest import CORPUS, REPO
+from tests.support import CORPUS, REPO, CliProcess
 
 CPU = CORPUS / "jax-cpu" / "module_0052.jit_step.cpu_after_optimizations.txt"
 ASSIGNMENT = CPU.with_name(CPU.name.replace(".txt", "-buffer-assignment.txt"))
-
-
-def _check(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hlo_layout", "check", "--format", "json", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-    )
 
 
 def _compiler_temp() -> int:
@@ -34,10 +22,14 @@ def _compiler_temp() -> int:
 
 
 @pytest.mark.parametrize("slack, code", [(0, 0), (-1, 1)])
-def test_max_temp_bytes_is_the_compilers_temp_allocation(slack: int, code: int) -> None:
+def test_max_temp_bytes_is_the_compilers_temp_allocation(
+    cli_process: CliProcess, slack: int, code: int
+) -> None:
     temp = _compiler_temp()
     assert temp > 0
-    got = _check(str(CPU), "--max-temp-bytes", f"0={temp + slack}")
+    got = cli_process(
+        "check", "--format", "json", str(CPU), "--max-temp-bytes", f"0={temp + slack}", cwd=REPO
+    )
     assert got.returncode == code, got.stderr
     if code:
         violation = json.loads(got.stdout)["violations"][0]
@@ -46,9 +38,13 @@ def test_max_temp_bytes_is_the_compilers_temp_allocation(slack: int, code: int) 
 
 
 @pytest.mark.parametrize("slack, code", [(0, 0), (-1, 1)])
-def test_max_peak_bytes_is_the_analysis_peak(slack: int, code: int) -> None:
+def test_max_peak_bytes_is_the_analysis_peak(
+    cli_process: CliProcess, slack: int, code: int
+) -> None:
     analysis = analyze_memory(parse_file(CPU), file=str(CPU))
     peak = next(s.peak_bytes for s in analysis.spaces if s.memory_space == 0)
     assert peak == analysis.peak_bytes == read_buffer_assignment(ASSIGNMENT).total_bytes
-    got = _check(str(CPU), "--max-peak-bytes", f"0={peak + slack}")
+    got = cli_process(
+        "check", "--format", "json", str(CPU), "--max-peak-bytes", f"0={peak + slack}", cwd=REPO
+    )
     assert got.returncode == code, got.stderr

@@ -10,14 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from hlo_layout.check.peak_diff import pair_buffers
-from hlo_layout.cli import app
 from hlo_layout.memory.analysis import LiveBuffer
-from tests.conftest import DATA
+from tests.support import DATA, Cli
 
-runner = CliRunner()
 PAIRS = DATA / "diff-pairs"  # the controlled pairs (tests/data/diff-pairs/README.md)
 OURS = DATA / "diff"  # pairs whose changed line holds the op that grew
 
@@ -31,8 +28,8 @@ def _pairs(root: Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def _diff(old: Path, new: Path, *args: str) -> dict:
-    result = runner.invoke(app, ["diff", str(old), str(new), "-f", "json", *args])
+def _diff(cli: Cli, old: Path, new: Path, *args: str) -> dict:
+    result = cli("diff", str(old), str(new), "-f", "json", *args)
     assert result.exit_code == 0, result.output
     (module,) = json.loads(result.stdout)["modules"]
     return module
@@ -47,9 +44,9 @@ def _adds_up(peak: dict) -> None:
 
 @needs_pairs
 @pytest.mark.parametrize("name", sorted(_pairs(PAIRS)))
-def test_peak_change_is_the_compilers_and_adds_up(name: str) -> None:
+def test_peak_change_is_the_compilers_and_adds_up(cli: Cli, name: str) -> None:
     info = _pairs(PAIRS)[name]
-    m = _diff(PAIRS / info["old"]["dir"], PAIRS / info["new"]["dir"])
+    m = _diff(cli, PAIRS / info["old"]["dir"], PAIRS / info["new"]["dir"])
     peak = m["peak"]
     # The headline: the compiler's allocations on CPU (its memory-usage report's total), jax's
     # peak on TPU (libtpu's own figure).
@@ -65,20 +62,20 @@ def test_peak_change_is_the_compilers_and_adds_up(name: str) -> None:
 
 
 @needs_pairs
-def test_a_compile_that_only_renumbers_shows_no_change() -> None:
+def test_a_compile_that_only_renumbers_shows_no_change(cli: Cli) -> None:
     info = _pairs(PAIRS)["renumbered"]
-    m = _diff(PAIRS / info["old"]["dir"], PAIRS / info["new"]["dir"])
+    m = _diff(cli, PAIRS / info["old"]["dir"], PAIRS / info["new"]["dir"])
     assert m["changed"] is False and m["peak"]["delta"] == 0
     assert m["instructions"]["renamed"]  # the numbering did change
     assert not any(m["instructions"][k] for k in ("added", "removed", "changed"))
 
 
 @needs_pairs
-def test_donation_and_remat_are_named() -> None:
+def test_donation_and_remat_are_named(cli: Cli) -> None:
     pairs = _pairs(PAIRS)
 
     def diff(name: str) -> dict:
-        return _diff(PAIRS / pairs[name]["old"]["dir"], PAIRS / pairs[name]["new"]["dir"])
+        return _diff(cli, PAIRS / pairs[name]["old"]["dir"], PAIRS / pairs[name]["new"]["dir"])
 
     donation = diff("donation")
     assert donation["aliasing"]["old"] == 0 and donation["aliasing"]["new"] > 0
@@ -88,17 +85,17 @@ def test_donation_and_remat_are_named() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(_pairs(OURS)))
-def test_the_changed_line_is_the_top_row(name: str) -> None:
+def test_the_changed_line_is_the_top_row(cli: Cli, name: str) -> None:
     info = _pairs(OURS)[name]
     line = f"{info['changed_line']['file']}:{info['changed_line']['line']}"
-    m = _diff(OURS / name / "old", OURS / name / "new")
+    m = _diff(cli, OURS / name / "old", OURS / name / "new")
     peak = m["peak"]
     assert peak["delta"] == info["delta"]  # the buffer assignments' totals
     assert peak["attribution"][0]["key"] == line
     assert peak["attribution"][0]["delta_bytes"] > 0
     _adds_up(peak)
     # By op_name, the top row is the op of that line (its source line and op_name agree).
-    by_op = _diff(OURS / name / "old", OURS / name / "new", "--by", "op")["peak"]
+    by_op = _diff(cli, OURS / name / "old", OURS / name / "new", "--by", "op")["peak"]
     top = by_op["attribution"][0]
     ops_of_line = {
         (b["new"] or b["old"])["op_name"]

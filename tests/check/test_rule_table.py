@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -18,10 +17,8 @@ else:  # pragma: no cover
 from hlo_layout.check.policy import load_config
 from hlo_layout.check.rule_spec import Kind
 from hlo_layout.check.rules import RULES, RULES_BY_KEY
-from hlo_layout.cli import app
-from tests.conftest import CORPUS
+from tests.support import CORPUS, Cli
 
-runner = CliRunner()
 STEP = CORPUS / "jax-cpu" / "module_0018.jit_step.cpu_after_optimizations.txt"
 
 #: A value per kind, as a flag and as TOML.
@@ -48,7 +45,9 @@ def test_keys_are_unique_kebab_case() -> None:
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.key)
-def test_flag_and_config_give_the_same_policy_and_violation_id(rule, tmp_path: Path) -> None:
+def test_flag_and_config_give_the_same_policy_and_violation_id(
+    cli: Cli, rule, tmp_path: Path
+) -> None:
     flag_values, toml = SAMPLES[rule.kind]
     cfg = tmp_path / "hlo-layout.toml"
     cfg.write_text(f"[check]\n{rule.key} = {toml}\n")
@@ -61,20 +60,18 @@ def test_flag_and_config_give_the_same_policy_and_violation_id(rule, tmp_path: P
     for args in (["--config", str(cfg)], *([[rule.flag, v] for v in flag_values])):
         if rule.evaluate is None or (args[0] != "--config" and not rule.on_command_line):
             continue
-        result = runner.invoke(app, ["check", str(STEP), *base, *args, "-f", "json"])
+        result = cli("check", str(STEP), *base, *args, "-f", "json")
         assert result.exit_code in (0, 1), result.output
         doc = json.loads(result.stdout)
         assert {v["rule"] for v in doc["violations"]} <= {rule.key}
 
 
-def test_per_space_rules_are_one_entry() -> None:
+def test_per_space_rules_are_one_entry(cli: Cli) -> None:
     # `--max-space-bytes SPACE=SIZE`: the form `--max-peak-bytes` / `--max-temp-bytes` will use.
     spec = RULES_BY_KEY["max-space-bytes"]
     assert spec.kind is Kind.SPACE_SIZES and spec.metavar == "SPACE=SIZE"
     assert spec.parse(["1=16MiB", "vmem=1KiB", "S(5)=2"]) == {1: 1024, 5: 2}
-    result = runner.invoke(
-        app, ["check", str(STEP), "--max-space-bytes", "0=1KiB", "--max-space-bytes", "5=1", "-f",
-              "json"],
-    )  # fmt: skip
+    result = cli("check", str(STEP), "--max-space-bytes", "0=1KiB", "--max-space-bytes", "5=1",
+                 "-f", "json")  # fmt: skip
     (v,) = json.loads(result.stdout)["violations"]
     assert v["rule"] == "max-space-bytes" and v["where"] == "S(0)" and v["limit_bytes"] == 1024

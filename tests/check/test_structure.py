@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from hlo_layout.check.structure import match_modules, structure_diff
 from hlo_layout.syntax import parse, parse_file
-from tests.conftest import CORPUS, DATA
+from tests.support import CORPUS, DATA
 
 DUMPS = [
     CORPUS / "jax-cpu" / "module_0052.jit_step.cpu_after_optimizations.txt",

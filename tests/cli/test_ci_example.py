@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from tests.conftest import CORPUS, REPO
+from tests.support import CORPUS, REPO
 
 DUMPS = CORPUS / "jax-cpu"
 

@@ -10,15 +10,13 @@ from typing import Any
 import pytest
 import typer
 import typer.main
-from typer.testing import CliRunner
 
 from hlo_layout.check.rules import RULES
 from hlo_layout.cli import app
 from hlo_layout.cli.app import COMMANDS as COMMANDS_TABLE
 from hlo_layout.cli.common import TOP_DEFAULT
-from tests.conftest import REPO
+from tests.support import REPO, Cli
 
-runner = CliRunner()
 COMMANDS = ["check", "diff", "layout", "sharding", "indexing", "inspect", "report"]
 OURS = ["check", "diff", "layout", "sharding", "indexing"]
 
@@ -32,8 +30,8 @@ def _command(name: str) -> Any:
 
 
 @pytest.mark.parametrize("name", OURS)
-def test_no_python_types_in_help(name: str) -> None:
-    result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"})
+def test_no_python_types_in_help(cli: Cli, name: str) -> None:
+    result = cli(name, "--help", env={"COLUMNS": "200"})
     assert result.exit_code == 0
     assert not re.search(r"<(list|bool|int|float|str|path|text)\b", result.stdout), result.stdout
     assert "int range" not in result.stdout
@@ -45,8 +43,8 @@ def test_every_flag_is_described(name: str) -> None:
         assert getattr(param, "help", None), f"{name} {param.name} has no help"
 
 
-def test_check_help_shows_the_config_table_name() -> None:
-    result = runner.invoke(app, ["check", "--help"], env={"COLUMNS": "200"})
+def test_check_help_shows_the_config_table_name(cli: Cli) -> None:
+    result = cli("check", "--help", env={"COLUMNS": "200"})
     assert "[tool.hlo-layout]" in result.stdout
 
 
@@ -102,12 +100,12 @@ def test_root_help_in_a_fresh_process_shows_no_python_types() -> None:
 
 
 @pytest.mark.parametrize("name", [*COMMANDS, "memory"])
-def test_help_paragraphs_wrap_at_the_terminal_not_the_source(name: str) -> None:
+def test_help_paragraphs_wrap_at_the_terminal_not_the_source(cli: Cli, name: str) -> None:
     """Docstring line breaks never reach the help: at 200 columns every paragraph's opening
     words, however the source wrapped them, are on one line (`candidates (closest first)`)."""
     from hlo_layout.cli.help_format import unwrap_paragraph
 
-    result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"})
+    result = cli(name, "--help", env={"COLUMNS": "200"})
     assert result.exit_code == 0
     flat = [" ".join(line.strip(" │").split()) for line in result.stdout.splitlines()]
     text = ""
@@ -121,13 +119,13 @@ ALL = list(COMMANDS_TABLE)
 
 
 @pytest.mark.parametrize("columns", ["60", "80", "120"])
-def test_help_reflows_at_any_width(columns: str) -> None:
+def test_help_reflows_at_any_width(cli: Cli, columns: str) -> None:
     """No line break comes from the source: every line of a wrapped description is as full as
     the next word allows (issue 28: the root help's command list broke where the docstrings'
     lines ended)."""
     width = int(columns)
     for args in [["--help"], *([name, "--help"] for name in ALL)]:
-        out = runner.invoke(app, args, env={"COLUMNS": columns}).stdout
+        out = cli(*args, env={"COLUMNS": columns}).stdout
         lines = out.splitlines()
         for line, following in itertools.pairwise(lines):
             text, after = line.rstrip(" │"), following.rstrip(" │")
@@ -141,8 +139,8 @@ def test_help_reflows_at_any_width(columns: str) -> None:
                 assert len(text) + 1 + len(word) > width - 4, (args, line, following)
 
 
-def test_the_root_help_lists_each_command_on_one_line_when_wide() -> None:
-    out = runner.invoke(app, ["--help"], env={"COLUMNS": "1000"}).stdout
+def test_the_root_help_lists_each_command_on_one_line_when_wide(cli: Cli) -> None:
+    out = cli("--help", env={"COLUMNS": "1000"}).stdout
     panel = out[out.index("Commands") :].splitlines()[1:]
     rows = [line for line in panel if line.startswith("│")]
     assert [row.split()[1] for row in rows] == ALL  # one line each: nothing continues a row

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from hlo_layout.cli import app
 from hlo_layout.indexing import same_text
 from hlo_layout.layout.tiling import element_offset
 from hlo_layout.syntax import parse_shape
-from tests.conftest import SAMPLES
 from tests.indexing.xla_data import analysis_cases
+from tests.support import SAMPLES, Cli, CliProcess
 
-runner = CliRunner()
 TPU = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
 
 
@@ -27,15 +20,9 @@ def _case_file(tmp_path: Path, name: str) -> tuple[Path, dict]:
     return path, case
 
 
-def _json(*args: str) -> dict:
-    result = runner.invoke(app, ["indexing", *args, "--format", "json"])
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
-
-
-def test_json_schema_and_xla_text(tmp_path: Path) -> None:
+def test_json_schema_and_xla_text(cli: Cli, tmp_path: Path) -> None:
     path, case = _case_file(tmp_path, "FusionOpWithSoftmax")
-    doc = _json(str(path), "--fusion", "fusion")
+    doc = cli.json("indexing", str(path), "--fusion", "fusion", "--format", "json")
     assert doc["schema_version"] == 1
     assert (doc["instruction"], doc["kind"], doc["direction"]) == ("fusion", "fusion", "out2in")
     (operand,) = doc["operands"]
@@ -51,40 +38,49 @@ def test_json_schema_and_xla_text(tmp_path: Path) -> None:
     assert doc["summary"] == {"maps": 2, "exact": 2, "unknown": 0, "known_empty": 0}
 
 
-def test_runtime_variables_and_replica_in_json(tmp_path: Path) -> None:
+def test_runtime_variables_and_replica_in_json(cli: Cli, tmp_path: Path) -> None:
     path, _ = _case_file(tmp_path, "FusionOpWithPadAndDynamicSlice")
-    doc = _json(str(path), "--fusion", "fusion")
+    doc = cli.json("indexing", str(path), "--fusion", "fusion", "--format", "json")
     (m,) = doc["operands"][0]["maps"]
     assert m["rt_vars"] == [{"name": "rt0", "range": [0, 4096]}]
     assert m["runtime_variables"][0]["reads"] == "bitcast.4"
     assert m["constraints"] == [{"expr": "d1 + rt0", "lo": 4096, "hi": 8191}]
     path, _ = _case_file(tmp_path, "AllGatherOp")
-    doc = _json(str(path), "--instruction", "all-gather")
+    doc = cli.json("indexing", str(path), "--instruction", "all-gather", "--format", "json")
     (m,) = doc["operands"][0]["maps"]
     assert m["replica_id"]["text"].startswith("(d0, d1) -> (d1 / 128)")
 
 
-def test_unknown_operands_are_flagged(tmp_path: Path) -> None:
+def test_unknown_operands_are_flagged(cli: Cli, tmp_path: Path) -> None:
     path, _ = _case_file(tmp_path, "FusionWithUnsupportedOp")
-    doc = _json(str(path), "--fusion", "fusion")
+    doc = cli.json("indexing", str(path), "--fusion", "fusion", "--format", "json")
     assert [op["unknown"] for op in doc["operands"]] == [False, True, True]
     assert doc["operands"][1]["maps"][0]["state"] == "undefined"
     assert any("triangular-solve" in n for n in doc["notes"])
 
 
-def test_in2out_and_computation(tmp_path: Path) -> None:
+def test_in2out_and_computation(cli: Cli, tmp_path: Path) -> None:
     path, case = _case_file(tmp_path, "ConcatenateOp.input_to_output.input1")
-    doc = _json(str(path), "--instruction", "concat", "--direction", "in2out")
+    doc = cli.json(
+        "indexing",
+        str(path),
+        "--instruction",
+        "concat",
+        "--direction",
+        "in2out",
+        "--format",
+        "json",
+    )
     (m,) = doc["operands"][1]["maps"]
     assert same_text(m["text"], case["expected"][0]["maps_oneline"][0])
     path, _ = _case_file(tmp_path, "FusionOpTensorPlusTransposedTensor")
-    doc = _json(str(path), "--computation", "f")
+    doc = cli.json("indexing", str(path), "--computation", "f", "--format", "json")
     assert doc["kind"] == "computation" and doc["operands"][0]["name"] == "p0"
     assert len(doc["operands"][0]["maps"]) == 2
 
 
-def test_physical_offsets_follow_the_tiles() -> None:
-    doc = _json(str(TPU), "--fusion", "fusion.159", "--physical")
+def test_physical_offsets_follow_the_tiles(cli: Cli) -> None:
+    doc = cli.json("indexing", str(TPU), "--fusion", "fusion.159", "--physical", "--format", "json")
     assert doc["physical"] is True
     operand = doc["operands"][0]
     (m,) = operand["maps"]
@@ -94,51 +90,49 @@ def test_physical_offsets_follow_the_tiles() -> None:
 
     offset = parse_indexing_map(m["text"])
     shape = parse_shape(operand["shape"])
-    logical = _json(str(TPU), "--fusion", "fusion.159")["operands"][0]["maps"][0]
+    logical = cli.json("indexing", str(TPU), "--fusion", "fusion.159", "--format", "json")[
+        "operands"
+    ][0]["maps"][0]
     read = parse_indexing_map(logical["text"])
     for point in [(0, 0, 0), (7, 129, 0), (255, 255, 0), (9, 3, 0)]:
         index = evaluate_map(read, point)
         assert evaluate_map(offset, point) == (element_offset(shape, index),)  # type: ignore[arg-type]
 
 
-def test_text_view(tmp_path: Path) -> None:
+def test_text_view(cli: Cli, tmp_path: Path) -> None:
     path, _ = _case_file(tmp_path, "FusionOpTensorPlusTransposedTensor")
-    result = runner.invoke(app, ["indexing", str(path), "--fusion", "fusion"])
+    result = cli("indexing", str(path), "--fusion", "fusion")
     assert result.exit_code == 0, result.output
     assert "operand 0  p0  f32[1000,1000]{1,0}" in result.stdout
     assert "(d0, d1) -> (d1, d0), domain: d0 in [0, 999], d1 in [0, 999]" in result.stdout
     assert "2 maps: 2 exact, 0 unknown" in result.stdout
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hlo_layout", "indexing", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def test_missing_target_lists_fusions_exit_2() -> None:
-    result = run(str(TPU))
+def test_missing_target_lists_fusions_exit_2(cli_process: CliProcess) -> None:
+    result = cli_process("indexing", str(TPU))
     assert result.returncode == 2
     assert "name what to index" in result.stderr and "candidates" in result.stderr
     assert "fusion.10" in result.stderr and "more" in result.stderr and result.stdout == ""
 
 
-def test_wrong_name_lists_close_matches_first_exit_2() -> None:
-    result = run(str(TPU), "--fusion", "fusion.1599")
+def test_wrong_name_lists_close_matches_first_exit_2(cli_process: CliProcess) -> None:
+    result = cli_process("indexing", str(TPU), "--fusion", "fusion.1599")
     assert result.returncode == 2
     lines = result.stderr.splitlines()
     assert lines[0] == "error: no fusion named 'fusion.1599'"
     assert lines[2].strip() == "fusion.159"
     assert "Traceback" not in result.stderr
-    wrong_kind = run(str(TPU), "--fusion", "param_0.388")
+    wrong_kind = cli_process("indexing", str(TPU), "--fusion", "param_0.388")
     assert wrong_kind.returncode == 2 and "not a fusion" in wrong_kind.stderr
 
 
-def test_usage_and_input_errors(tmp_path: Path) -> None:
-    assert run(str(TPU), "--fusion", "fusion.159", "--direction", "sideways").returncode == 2
-    both = run(str(TPU), "--fusion", "fusion.159", "--computation", "main.10")
+def test_usage_and_input_errors(cli_process: CliProcess, tmp_path: Path) -> None:
+    assert (
+        cli_process(
+            "indexing", str(TPU), "--fusion", "fusion.159", "--direction", "sideways"
+        ).returncode
+        == 2
+    )
+    both = cli_process("indexing", str(TPU), "--fusion", "fusion.159", "--computation", "main.10")
     assert both.returncode == 2 and "only one" in both.stderr
-    assert run(str(tmp_path / "missing.txt"), "--fusion", "x").returncode == 3
+    assert cli_process("indexing", str(tmp_path / "missing.txt"), "--fusion", "x").returncode == 3

@@ -7,31 +7,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from hlo_layout.cli import app
 from hlo_layout.syntax import parse_file
-from tests.conftest import CORPUS, SAMPLES
+from tests.support import CORPUS, SAMPLES, Cli, CliProcess
 
-runner = CliRunner()
 SAMPLE = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
 GPU = next((CORPUS / "jax-gpu-h100").glob("*.txt"))
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hlo_layout", *args], capture_output=True, text=True, timeout=120
-    )
-
-
-def test_inspect_text_view() -> None:
-    result = runner.invoke(app, ["inspect", str(SAMPLE)])
+def test_inspect_text_view(cli: Cli) -> None:
+    result = cli("inspect", str(SAMPLE))
     assert result.exit_code == 0, result.output
     assert "jit_transformer" in result.output
 
 
-def test_inspect_json_schema() -> None:
-    result = runner.invoke(app, ["inspect", str(SAMPLE), "--format", "json"])
+def test_inspect_json_schema(cli: Cli) -> None:
+    result = cli("inspect", str(SAMPLE), "--format", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == 2
@@ -47,11 +37,11 @@ def test_inspect_json_schema() -> None:
     assert n == tree.instruction_count
 
 
-def test_json_keeps_tuple_element_refs() -> None:
+def test_json_keeps_tuple_element_refs(cli: Cli) -> None:
     files = [p for p in (CORPUS / "jax-gpu-h100").glob("*after_optimizations.txt")]
     refs = []
     for path in files:
-        doc = json.loads(runner.invoke(app, ["inspect", str(path), "-f", "json"]).stdout)
+        doc = json.loads(cli("inspect", str(path), "-f", "json").stdout)
         for c in doc["modules"][0]["computations"]:
             for i in c["instructions"]:
                 refs.extend(o for o in i["operands"] if "#" in o)
@@ -59,10 +49,10 @@ def test_json_keeps_tuple_element_refs() -> None:
     assert not any(r.startswith("%") for r in refs)
 
 
-def test_syntax_error_exit_3_with_location(tmp_path: Path) -> None:
+def test_syntax_error_exit_3_with_location(cli_process: CliProcess, tmp_path: Path) -> None:
     bad = tmp_path / "bad.hlo"
     bad.write_text("HloModule m\nENTRY e {\n  ROOT p = f32[4]{0 parameter(0)\n}\n")
-    result = run("inspect", str(bad))
+    result = cli_process("inspect", str(bad))
     assert result.returncode == 3
     assert f"{bad}:3:21: error:" in result.stderr
     assert "^" in result.stderr
@@ -70,38 +60,38 @@ def test_syntax_error_exit_3_with_location(tmp_path: Path) -> None:
     assert result.stdout == ""
 
 
-def test_missing_file_and_directory_exit_3(tmp_path: Path) -> None:
+def test_missing_file_and_directory_exit_3(cli_process: CliProcess, tmp_path: Path) -> None:
     for target in (tmp_path / "nope.txt", tmp_path):
-        result = run("inspect", str(target))
+        result = cli_process("inspect", str(target))
         assert result.returncode == 3, result.stderr
         assert "error:" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_binary_file_exit_3(tmp_path: Path) -> None:
+def test_binary_file_exit_3(cli_process: CliProcess, tmp_path: Path) -> None:
     binary = tmp_path / "x.bin"
     binary.write_bytes(bytes(range(256)) * 10)
-    result = run("inspect", str(binary))
+    result = cli_process("inspect", str(binary))
     assert result.returncode == 3 and "binary" in result.stderr
 
 
-def test_usage_errors_exit_2() -> None:
-    assert run("inspect").returncode == 2
-    assert run("inspect", str(SAMPLE), "--format", "yaml").returncode == 2
-    assert run("no-such-command").returncode == 2
+def test_usage_errors_exit_2(cli_process: CliProcess) -> None:
+    assert cli_process("inspect").returncode == 2
+    assert cli_process("inspect", str(SAMPLE), "--format", "yaml").returncode == 2
+    assert cli_process("no-such-command").returncode == 2
 
 
-def test_gzip_input(tmp_path: Path) -> None:
+def test_gzip_input(cli: Cli, tmp_path: Path) -> None:
     import gzip
 
     gz = tmp_path / "dump.txt.gz"
     gz.write_bytes(gzip.compress(SAMPLE.read_bytes()))
-    result = runner.invoke(app, ["inspect", str(gz), "-f", "json"])
+    result = cli("inspect", str(gz), "-f", "json")
     assert result.exit_code == 0
     assert json.loads(result.stdout)["modules"][0]["module"] == "jit_transformer"
 
 
-def test_version() -> None:
-    result = run("--version")
+def test_version(cli_process: CliProcess) -> None:
+    result = cli_process("--version")
     assert result.returncode == 0 and result.stdout.startswith("hlo-layout ")
     from hlo_layout import accel
 
@@ -115,14 +105,8 @@ def test_version() -> None:
 LIBTPU_V5E = CORPUS / "libtpu-v5e"
 
 
-def _json(*args: str) -> dict:
-    result = runner.invoke(app, ["inspect", *args, "-f", "json"])
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
-
-
-def test_json_instruction_byte_keys() -> None:
-    (module,) = _json(str(SAMPLE))["modules"]
+def test_json_instruction_byte_keys(cli: Cli) -> None:
+    (module,) = cli.json("inspect", str(SAMPLE), "-f", "json")["modules"]
     for computation in module["computations"]:
         for instruction in computation["instructions"]:
             assert {"logical_bytes", "physical_bytes", "padding_bytes", "memory_space"} <= set(
@@ -134,11 +118,11 @@ def test_json_instruction_byte_keys() -> None:
                 )
 
 
-def test_json_entry_parameters_equal_memory_analysis() -> None:
+def test_json_entry_parameters_equal_memory_analysis(cli: Cli) -> None:
     analysis = json.loads((LIBTPU_V5E / "memory_analysis.json").read_text())["memory_analysis"]
     for program, figures in sorted(analysis.items()):
         dump = LIBTPU_V5E / program / f"{program}.after_optimizations.txt"
-        (module,) = _json(str(dump))["modules"]
+        (module,) = cli.json("inspect", str(dump), "-f", "json")["modules"]
         params = module["entry_parameters"]
         assert all({"name", "index", "shape", "memory_space"} <= set(p) for p in params)
         assert sum(p["physical_bytes"] for p in params) == (
@@ -150,8 +134,8 @@ def test_json_entry_parameters_equal_memory_analysis() -> None:
         assert device + table == figures["output_size_in_bytes"], program
 
 
-def test_json_totals_and_buffer_assignment_found_beside_the_dump() -> None:
-    (module,) = _json(str(SAMPLE))["modules"]
+def test_json_totals_and_buffer_assignment_found_beside_the_dump(cli: Cli) -> None:
+    (module,) = cli.json("inspect", str(SAMPLE), "-f", "json")["modules"]
     totals = module["totals"]
     assert [t["memory_space"] for t in totals] == sorted(t["memory_space"] for t in totals)
     assert {t["name"] for t in totals} >= {"default", "fast"}
@@ -161,30 +145,34 @@ def test_json_totals_and_buffer_assignment_found_beside_the_dump() -> None:
     assert ba["total_bytes"] == sum(a["size"] for a in ba["allocations"])
 
 
-def test_buffers_option_and_its_usage_error(tmp_path: Path) -> None:
+def test_buffers_option_and_its_usage_error(
+    cli_process: CliProcess, cli: Cli, tmp_path: Path
+) -> None:
     ba = SAMPLE.with_name("transformer.buffer-assignment.txt")
     copy = tmp_path / "dump.txt"
     copy.write_text(SAMPLE.read_text())
-    (module,) = _json(str(copy))["modules"]
+    (module,) = cli.json("inspect", str(copy), "-f", "json")["modules"]
     assert "buffer_assignment" not in module  # nothing beside the copy
-    (module,) = _json(str(copy), "--buffers", str(ba))["modules"]
+    (module,) = cli.json("inspect", str(copy), "--buffers", str(ba), "-f", "json")["modules"]
     assert module["buffer_assignment"]["values_matching"] > 0
-    assert run("inspect", str(SAMPLE), str(copy), "--buffers", str(ba)).returncode == 2
+    assert cli_process("inspect", str(SAMPLE), str(copy), "--buffers", str(ba)).returncode == 2
 
 
-def test_computation_option() -> None:
+def test_computation_option(cli_process: CliProcess, cli: Cli) -> None:
     tree = parse_file(SAMPLE)
     fusion = next(c for c in tree.computations if tree.kind(c) == "fusion")
-    (module,) = _json(str(SAMPLE), "--computation", fusion.name)["modules"]
+    (module,) = cli.json("inspect", str(SAMPLE), "--computation", fusion.name, "-f", "json")[
+        "modules"
+    ]
     assert [c["name"] for c in module["computations"]] == [fusion.name]
     assert len(module["entry_parameters"]) == len(fusion.parameter_instructions)
-    result = run("inspect", str(SAMPLE), "--computation", "no-such-computation")
+    result = cli_process("inspect", str(SAMPLE), "--computation", "no-such-computation")
     assert result.returncode == 2 and "no-such-computation" in result.stderr
 
 
-def test_text_view_memory_sections() -> None:
+def test_text_view_memory_sections(cli_process: CliProcess) -> None:
     dump = LIBTPU_V5E / "elementwise_odd_shapes" / "elementwise_odd_shapes.after_optimizations.txt"
-    result = run("inspect", str(dump), "--top", "3")
+    result = cli_process("inspect", str(dump), "--top", "3")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     sections = (
@@ -201,7 +189,9 @@ def test_text_view_memory_sections() -> None:
     assert result.stderr == ""  # no progress bar when stderr is not a terminal
 
 
-def test_json_goes_to_stdout_while_a_bar_shows_on_a_terminal(tmp_path: Path) -> None:
+def test_json_goes_to_stdout_while_a_bar_shows_on_a_terminal(
+    cli_process: CliProcess, tmp_path: Path
+) -> None:
     """With stderr a terminal and a big dump, the bar is drawn on stderr and the JSON still
     goes to stdout (a file here), byte for byte (Rich's progress display swaps sys.stdout for
     a proxy that prints on the terminal unless told not to); with stdout the same terminal, the
@@ -217,7 +207,7 @@ def test_json_goes_to_stdout_while_a_bar_shows_on_a_terminal(tmp_path: Path) -> 
     source = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
     dump = tmp_path / "big.after_optimizations.txt"
     dump.write_text(grow(source.read_text(), BIG_INPUT_BYTES + (1 << 20)))
-    expected = run("inspect", str(dump), "-f", "json")
+    expected = cli_process("inspect", str(dump), "-f", "json")
     assert expected.returncode == 0 and expected.stdout.startswith("{")
     env = {k: v for k, v in os.environ.items() if k not in ("TTY_COMPATIBLE", "FORCE_COLOR")}
     for stdout_is_a_terminal in (False, True):

@@ -11,13 +11,11 @@ from typing import Any
 import pytest
 import typer
 import typer.main
-from typer.testing import CliRunner
 
 from hlo_layout.cli import app
 from tests.cli.json_schema import validate
-from tests.conftest import CORPUS, REPO
+from tests.support import CORPUS, REPO, Cli
 
-runner = CliRunner()
 STEP = CORPUS / "jax-cpu" / "module_0018.jit_step.cpu_after_optimizations.txt"
 STEP_52 = CORPUS / "jax-cpu" / "module_0052.jit_step.cpu_after_optimizations.txt"
 SPMD = CORPUS / "jax-cpu-spmd" / "module_0018.jit_step.before_optimizations.txt"
@@ -94,9 +92,9 @@ def test_readme_documents_every_command() -> None:
 @pytest.mark.parametrize(
     "args", [a for cases in CASES.values() for a in cases], ids=lambda a: " ".join(a)[:60]
 )
-def test_output_matches_the_documented_schema(args: list[str], tmp_path: Path) -> None:
+def test_output_matches_the_documented_schema(cli: Cli, args: list[str], tmp_path: Path) -> None:
     args = [a.replace("{bad}", _bad_dump(tmp_path)) for a in args]
-    result = runner.invoke(app, [*args, "-f", "json"])
+    result = cli(*args, "-f", "json")
     assert result.exit_code in (0, 1, 3), result.output
     doc = json.loads(result.stdout)
     errors = validate(doc, readme_schemas()[args[0]])

@@ -12,11 +12,9 @@ import re
 from functools import cache
 
 import pytest
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
 from hlo_layout.report.console import DETAIL_INDENT
-from tests.conftest import REPO
+from tests.support import REPO, Cli
 
 V5E = "tests/data/corpus/libtpu-v5e/transformer/transformer.after_optimizations.txt"
 GPU = "tests/data/corpus/jax-gpu-h100/module_370468.jit_f.sm_9.0a_gpu_after_optimizations.txt"
@@ -45,10 +43,8 @@ _OP_NAME = re.compile(r'op_name="([^"]+)"')
 
 
 @cache
-def _run(args: tuple[str, ...], columns: str | None) -> str:
-    result = CliRunner().invoke(
-        app, list(args), env={"COLUMNS": columns, "NO_COLOR": "1", "GITHUB_ACTIONS": ""}
-    )
+def _run(cli: Cli, args: tuple[str, ...], columns: str | None) -> str:
+    result = cli(*list(args), env={"COLUMNS": columns, "NO_COLOR": "1", "GITHUB_ACTIONS": ""})
     assert result.exit_code in (0, 1), result.output
     return result.stdout
 
@@ -74,16 +70,16 @@ def _printed(output: str, tokens: frozenset[str]) -> set[str]:
 
 @pytest.mark.parametrize("columns", ["60", "80", "200"])
 @pytest.mark.parametrize("case", sorted(COMMANDS))
-def test_every_token_printed_is_on_one_line(case: str, columns: str, monkeypatch) -> None:
+def test_every_token_printed_is_on_one_line(cli: Cli, case: str, columns: str, monkeypatch) -> None:
     monkeypatch.chdir(REPO)
     args = tuple(COMMANDS[case])
     tokens = _tokens(DUMPS[case.rsplit("-", 1)[1]])
-    piped = _printed(_run(args, None), tokens)
+    piped = _printed(_run(cli, args, None), tokens)
     assert piped, "the view prints no shape, name or op_name of its dump?"
     # A token too long for the width less a label ("op_name ") may wrap at its `/` or `,`.
     room = int(columns) - DETAIL_INDENT - len("op_name ")
     wanted = {t for t in piped if len(t) <= room}
-    lines = _run(args, columns).splitlines()
+    lines = _run(cli, args, columns).splitlines()
     split = sorted(t for t in wanted if not any(t in line for line in lines))
     assert not split, f"split or cut at {columns} columns: {split[:10]}"
     # Rich's ellipsis cuts a cell as `gemm_fusion_dot.60…`; our own `… 3 more` follows a space
@@ -91,12 +87,12 @@ def test_every_token_printed_is_on_one_line(case: str, columns: str, monkeypatch
 
 
 @pytest.mark.parametrize("dump", [V5E, GPU, CPU])
-def test_piped_inspect_shows_the_json_figures_whole(dump: str, monkeypatch) -> None:
+def test_piped_inspect_shows_the_json_figures_whole(cli: Cli, dump: str, monkeypatch) -> None:
     """Piped, each largest buffer and entry parameter of the JSON is one line with its name,
     shape and physical bytes (what a grep for a shape must find)."""
     monkeypatch.chdir(REPO)
-    text = _run(("inspect", dump, "--top", "20"), None).splitlines()
-    doc = json.loads(_run(("inspect", dump, "--format", "json"), "200"))
+    text = _run(cli, ("inspect", dump, "--top", "20"), None).splitlines()
+    doc = json.loads(_run(cli, ("inspect", dump, "--format", "json"), "200"))
     for module in doc["modules"]:
         rows = module["largest_buffers"] + module["entry_parameters"][:20]
         assert rows

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLES
+from tests.support import SAMPLES, Cli
 
 SAMPLE = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
 TINY = "HloModule m\nENTRY e {\n  p = f32[8] parameter(0)\n  ROOT n = f32[8] negate(p)\n}\n"
@@ -145,12 +145,11 @@ def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("debug", ["", "1"])
 def test_an_internal_error_says_how_to_report_it_truly(
-    dump: Path, monkeypatch: pytest.MonkeyPatch, debug: str
+    cli: Cli, dump: Path, monkeypatch: pytest.MonkeyPatch, debug: str
 ) -> None:
     """No made-up address: the traceback (HLO_LAYOUT_DEBUG=1), the command and the input."""
-    from typer.testing import CliRunner
 
-    from hlo_layout.cli import app, sharding_cmd  # imported first: the patch is undone whole
+    from hlo_layout.cli import sharding_cmd  # imported first: the patch is undone whole
 
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("a bug")
@@ -159,7 +158,7 @@ def test_an_internal_error_says_how_to_report_it_truly(
     env = {"HLO_LAYOUT_DEBUG": debug} if debug else {}
     if not debug:
         monkeypatch.delenv("HLO_LAYOUT_DEBUG", raising=False)
-    result = CliRunner().invoke(app, ["sharding", str(dump)], env=env)
+    result = cli("sharding", str(dump), env=env)
     assert result.exit_code == 4
     assert "internal error: KeyError: 'a bug'" in result.stderr
     assert "http" not in result.stderr

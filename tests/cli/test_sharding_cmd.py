@@ -4,27 +4,23 @@ from __future__ import annotations
 
 import json
 
-from typer.testing import CliRunner
+from tests.support import CORPUS, Cli
 
-from hlo_layout.cli import app
-from tests.conftest import CORPUS
-
-runner = CliRunner()
 BEFORE = CORPUS / "jax-cpu-spmd" / "module_0018.jit_step.before_optimizations.txt"
 AFTER = CORPUS / "jax-cpu-spmd" / "module_0018.jit_step.cpu_after_optimizations.txt"
 TPU = CORPUS / "libtpu-v5e" / "sharded_mlp" / "sharded_mlp.before_optimizations.txt"
 
 
-def test_text_view_lists_values_and_devices() -> None:
-    result = runner.invoke(app, ["sharding", str(BEFORE)])
+def test_text_view_lists_values_and_devices(cli: Cli) -> None:
+    result = cli("sharding", str(BEFORE))
     assert result.exit_code == 0, result.output
     assert "jit_step" in result.output and "8 devices" in result.output
     assert "f32[256,1024]{1,0} → f32[256,256]{1,0}" in result.output
     assert "0-7" in result.output and "1.52MiB" in result.output
 
 
-def test_json_document() -> None:
-    result = runner.invoke(app, ["sharding", str(BEFORE), "--format", "json"])
+def test_json_document(cli: Cli) -> None:
+    result = cli("sharding", str(BEFORE), "--format", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == 1
@@ -45,8 +41,8 @@ def test_json_document() -> None:
     assert {d["argument_bytes"] for d in module["devices"]} == {1589248}
 
 
-def test_one_instruction_in_full() -> None:
-    result = runner.invoke(app, ["sharding", str(TPU), "-i", "fl_1_.1", "-f", "json"])
+def test_one_instruction_in_full(cli: Cli) -> None:
+    result = cli("sharding", str(TPU), "-i", "fl_1_.1", "-f", "json")
     assert result.exit_code == 0, result.output
     (module,) = json.loads(result.stdout)["modules"]
     (value,) = module["values"]
@@ -58,28 +54,28 @@ def test_one_instruction_in_full() -> None:
         (1, [0, 1024]),
         (3, [0, 1024]),
     ]
-    text = runner.invoke(app, ["sharding", str(TPU), "--instruction", "fl_1_.1"])
+    text = cli("sharding", str(TPU), "--instruction", "fl_1_.1")
     assert text.exit_code == 0, text.output
     assert "Tiles" in text.output and "shard as CuTe" in text.output
 
 
-def test_partitioned_dump_is_detected() -> None:
-    result = runner.invoke(app, ["sharding", str(AFTER), "-f", "json"])
+def test_partitioned_dump_is_detected(cli: Cli) -> None:
+    result = cli("sharding", str(AFTER), "-f", "json")
     assert result.exit_code == 0, result.output
     (module,) = json.loads(result.stdout)["modules"]
     assert module["partitioned"] is True
-    forced = runner.invoke(app, ["sharding", str(AFTER), "--global", "-f", "json"])
+    forced = cli("sharding", str(AFTER), "--global", "-f", "json")
     (again,) = json.loads(forced.stdout)["modules"]
     assert again["partitioned"] is False
     assert again["devices"][0]["argument_bytes"] < module["devices"][0]["argument_bytes"]
 
 
-def test_exit_codes() -> None:
-    missing = runner.invoke(app, ["sharding", str(BEFORE), "-i", "no_such_value"])
+def test_exit_codes(cli: Cli) -> None:
+    missing = cli("sharding", str(BEFORE), "-i", "no_such_value")
     assert missing.exit_code == 2
     assert "no instruction named 'no_such_value'" in missing.output
-    unsharded = runner.invoke(app, ["sharding", str(BEFORE), "-i", "add.3"])
+    unsharded = cli("sharding", str(BEFORE), "-i", "add.3")
     assert unsharded.exit_code == 2
-    absent = runner.invoke(app, ["sharding", str(BEFORE.with_suffix(".nope"))])
+    absent = cli("sharding", str(BEFORE.with_suffix(".nope")))
     assert absent.exit_code == 3
     assert "Traceback" not in absent.output

@@ -12,10 +12,8 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
-from tests.conftest import REPO
+from tests.support import REPO, Cli
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("UPDATE_SNAPSHOTS") == "1"
@@ -115,11 +113,10 @@ def _columns(name: str) -> str | None:
     return None if width == "piped" else width
 
 
-def _render(args: list[str], stdin: str | None, columns: str | None = "100") -> str:
-    runner = CliRunner()
+def _render(cli: Cli, args: list[str], stdin: str | None, columns: str | None = "100") -> str:
     data = (REPO / stdin).read_bytes() if stdin else None
     env: dict[str, str | None] = {"COLUMNS": columns, "NO_COLOR": "1", "GITHUB_ACTIONS": ""}
-    result = runner.invoke(app, args, input=data, env=env)
+    result = cli(*args, input=data, env=env)
     command = " ".join(a if len(a) < 80 else a[:20] + "..." for a in args)
     if stdin:
         command += f" < {stdin}"
@@ -132,10 +129,10 @@ def _render(args: list[str], stdin: str | None, columns: str | None = "100") -> 
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_snapshot(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_snapshot(cli: Cli, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     args, stdin = CASES[name]
-    got = _render(args, stdin, _columns(name))
+    got = _render(cli, args, stdin, _columns(name))
     assert "internal error" not in got, got
     path = SNAPSHOTS / f"{name}.txt"
     if UPDATE:

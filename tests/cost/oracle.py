@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from tests.conftest import DATA
+from tests.support import DATA
 
 ORACLE_DIR = DATA / "cost"
 XLA_TESTS_ORACLE = ORACLE_DIR / "oracle-xla-tests.jsonl.gz"
@@ -27,7 +27,7 @@ TOTALS = ("flops", "transcendentals", "bytes accessed")
 RELATIVE = 1e-5
 
 
-def _read(path: Path) -> dict[str, dict]:
+def read_oracle(path: Path) -> dict[str, dict]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as f:  # type: ignore[operator]
         return {d["file"]: d for d in map(json.loads, f)}
@@ -36,13 +36,13 @@ def _read(path: Path) -> dict[str, dict]:
 @functools.cache
 def xla_tests_oracle() -> dict[str, dict]:
     """File name → {"properties": ...} or {"error": ...} or {"crash": ...}."""
-    return _read(XLA_TESTS_ORACLE)
+    return read_oracle(XLA_TESTS_ORACLE)
 
 
 @functools.cache
 def corpus_oracle() -> dict[str, dict]:
     """Corpus-relative path → the same."""
-    return _read(CORPUS_ORACLE)
+    return read_oracle(CORPUS_ORACLE)
 
 
 @functools.cache

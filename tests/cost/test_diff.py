@@ -7,7 +7,7 @@ import re
 
 from hlo_layout.cost.diff import cost_diff
 from hlo_layout.syntax import parse
-from tests.conftest import CORPUS, DATA
+from tests.support import CORPUS, DATA
 
 STEP = CORPUS / "jax-cpu" / "module_0018.jit_step.cpu_after_optimizations.txt"
 FORI = DATA / "cost" / "loops" / "fori_matmul.looped.txt"

@@ -22,8 +22,8 @@ from hlo_layout.cost.properties import (
     output_bytes_key,
 )
 from hlo_layout.syntax import parse
-from tests.conftest import DATA
 from tests.cost.oracle import differences
+from tests.support import DATA
 
 CASES = json.loads((DATA / "cost" / "hlo_cost_analysis_test.json").read_text())["cases"]
 

@@ -20,7 +20,7 @@ import pytest
 
 from hlo_layout.cost.model import module_cost
 from hlo_layout.syntax import parse_file_modules
-from tests.conftest import DATA
+from tests.support import DATA
 
 PAIRS_DIR = DATA / "cost-loops"
 PAIRS = json.loads((PAIRS_DIR / "pairs.json").read_text())

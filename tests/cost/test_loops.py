@@ -11,14 +11,16 @@ looped one.
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from hlo_layout.cost import CostError
+from hlo_layout.cost.analysis import HloCostAnalysis
 from hlo_layout.cost.model import module_cost
+from hlo_layout.cost.properties import Properties
 from hlo_layout.syntax import parse, parse_file_modules
-from tests.conftest import DATA
+from hlo_layout.syntax.tree import Computation
+from tests.support import DATA
 
 LOOPS = DATA / "cost" / "loops"
 EXPECTED = json.loads((LOOPS / "expected.json").read_text())
@@ -188,9 +190,10 @@ def test_nested_loops_multiply_and_calls_count_per_site() -> None:
     assert {(loop.instruction, loop.trip_count) for loop in cost.loops} == {("w", 5), ("w", 3)}
 
 
-def test_each_computation_is_costed_once() -> None:
-    """A chain of 40 computations, each calling the next at two sites: 2**40 paths, costed in
-    linear time, and the leaf runs 2**40 times."""
+def test_each_computation_is_costed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chain of 40 computations, each calling the next at two sites: 2**40 paths, each
+    computation visited once (the analysis of physical sizes is skipped: nothing is padded), and
+    the leaf runs 2**40 times."""
     depth = 40
     parts = ["HloModule m", "c0 {\n  a = f32[4] parameter(0)\n  ROOT n = f32[4] negate(a)\n}"]
     for k in range(1, depth + 1):
@@ -201,9 +204,17 @@ def test_each_computation_is_costed_once() -> None:
     parts.append(
         f"ENTRY e {{\n  a = f32[4] parameter(0)\n  ROOT r = f32[4] call(a), to_apply=c{depth}\n}}"
     )
-    start = time.perf_counter()
+    visits: list[str] = []
+    visit = HloCostAnalysis._visit
+
+    def counted(self: HloCostAnalysis, computation: Computation, keep: bool) -> Properties:
+        visits.append(computation.name)
+        return visit(self, computation, keep)
+
+    monkeypatch.setattr(HloCostAnalysis, "_visit", counted)
     cost = module_cost(parse("\n".join(parts)))
-    assert time.perf_counter() - start < 5
+    names = {f"c{k}" for k in range(depth + 1)} | {"e"}
+    assert set(visits) == names and len(visits) == len(names)  # once (no padding: one analysis)
     assert cost.executions["c0"] == 2**depth
     assert cost.total.flops == 4 * 2**depth
 

@@ -12,7 +12,7 @@ from hlo_layout.cost.sizes import physical_shape_size, xla_shape_size
 from hlo_layout.layout.size import physical_bytes
 from hlo_layout.syntax import parse, parse_shape
 from hlo_layout.syntax.shape import ArrayShape
-from tests.conftest import corpus_id, corpus_modules, hlo_files
+from tests.support import corpus_id, corpus_modules, hlo_files
 from tests.syntax.strategies import array_shapes
 
 

@@ -9,7 +9,7 @@ from hlo_layout.cost.model import module_cost
 from hlo_layout.cost.roofline import CHIPS, chip_named, default_chip, roofline, type_class
 from hlo_layout.cost.summary import summarize
 from hlo_layout.syntax import parse
-from tests.conftest import CORPUS
+from tests.support import CORPUS
 
 T, P = 1e12, 1e15
 #: chip → (published figures, bandwidth in B/s). Google's Cloud TPU docs give dense figures;

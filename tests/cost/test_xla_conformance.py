@@ -2,6 +2,8 @@
 
 - every dump of the corpus XLA's parser accepts: every property, key by key (tests/data/cost/
   oracle-corpus.jsonl);
+- the CPU dumps of tests/data/memory/cpu-gen2 (oracle-memory-cpu-gen2.jsonl): every property,
+  key by key (their bit-manipulation module holds the only `count-leading-zeros`);
 - the committed subset of XLA's unit-test texts (tests/data/cost/xla-tests: the smallest text of
   each opcode and fusion kind, and the cases that taught us a rule; tests/data/xla-tests);
 - the whole `../shared/corpus/xla-tests` folder (5,908 texts), in 8 slow shards: the totals of
@@ -21,14 +23,15 @@ import pytest
 from hlo_layout.cost import module_properties
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.syntax import parse_file_modules
-from tests.conftest import DATA, REPO, corpus_id, corpus_modules, hlo_files
 from tests.cost.oracle import (
     corpus_oracle,
     differences,
     known_differences,
+    read_oracle,
     total_differences,
     xla_tests_oracle,
 )
+from tests.support import DATA, REPO, corpus_id, corpus_modules, hlo_files
 
 SUBSETS = (DATA / "cost" / "xla-tests", DATA / "xla-tests")
 SHARED = REPO.parent / "shared" / "corpus" / "xla-tests"
@@ -48,6 +51,21 @@ def test_corpus_oracle_covers_every_dump() -> None:
     assert sorted(corpus_oracle()) == sorted(corpus_id(p) for p in hlo_files())
     accepted = [d for d in corpus_oracle().values() if "properties" in d]
     assert len(accepted) >= 60
+
+
+CPU_GEN2 = DATA / "memory" / "cpu-gen2"
+
+
+@functools.cache
+def _cpu_gen2_oracle() -> dict[str, dict]:
+    return read_oracle(DATA / "cost" / "oracle-memory-cpu-gen2.jsonl")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CPU_GEN2.glob("*after_optimizations.txt")))
+def test_memory_dump_equals_xla(name: str) -> None:
+    found = _cpu_gen2_oracle()[name]
+    ours = module_properties(parse_file_modules(CPU_GEN2 / name)[0])
+    assert differences(found["properties"], ours) == []
 
 
 def _check(paths: list[Path]) -> tuple[int, dict[str, str]]:

@@ -9,7 +9,7 @@ import pytest
 
 from hlo_layout.report.indexing_model import indexing_report
 from hlo_layout.syntax import parse_file_modules
-from tests.conftest import corpus_id, hlo_files
+from tests.support import corpus_id, hlo_files
 
 
 def _fusions(path) -> list[str]:

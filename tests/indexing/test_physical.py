@@ -16,7 +16,7 @@ from hlo_layout.indexing.simplify import simplify
 from hlo_layout.layout.tiling import element_offset
 from hlo_layout.syntax import parse, parse_file, parse_shape
 from hlo_layout.syntax.shape import ArrayShape
-from tests.conftest import hlo_files
+from tests.support import hlo_files
 
 
 def offsets(shape_text: str) -> dict[tuple[int, ...], int]:

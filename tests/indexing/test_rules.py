@@ -9,20 +9,19 @@ from hlo_layout.indexing.rules import RULES, OpContext, input_to_output, output_
 from hlo_layout.syntax import parse
 
 #: indexing.md §(b): the opcodes XLA's analysis covers output to input (HLO text spelling;
-#: the document's `cos` is HLO's `cosine`).
+#: the document's `cos` is HLO's `cosine`, its `clz` HLO's `count-leading-zeros`).
 XLA_OUTPUT_TO_INPUT = (
-    "abs", "acos", "acosh", "asin", "asinh", "atanh", "round-nearest-afz",
-    "round-nearest-even", "ceil", "clz", "convert", "bitcast-convert", "copy", "cosine",
-    "cosh", "erf", "exponential", "exponential-minus-one", "floor", "imag", "is-finite",
-    "log", "log-plus-one", "not", "negate", "popcnt", "real", "reduce-precision", "rsqrt",
-    "logistic", "sign", "sine", "sinh", "sqrt", "cbrt", "tan", "tanh", "add", "atan2",
-    "compare", "complex", "divide", "maximum", "minimum", "multiply", "mulhi", "power",
-    "remainder", "subtract", "and", "or", "xor", "shift-left", "shift-right-arithmetic",
-    "shift-right-logical", "stochastic-convert", "select", "clamp", "map", "all-reduce",
-    "bitcast", "broadcast", "concatenate", "constant", "iota", "parameter", "convolution",
-    "dot", "scaled-dot", "dynamic-slice", "dynamic-update-slice", "gather",
-    "get-tuple-element", "pad", "reduce", "reduce-window", "reshape", "reverse", "slice",
-    "transpose", "all-gather", "scan", "fusion",
+    "abs", "acos", "acosh", "asin", "asinh", "atanh", "round-nearest-afz", "round-nearest-even",
+    "ceil", "count-leading-zeros", "convert", "bitcast-convert", "copy", "cosine", "cosh",
+    "erf", "exponential", "exponential-minus-one", "floor", "imag", "is-finite", "log",
+    "log-plus-one", "not", "negate", "popcnt", "real", "reduce-precision", "rsqrt", "logistic",
+    "sign", "sine", "sinh", "sqrt", "cbrt", "tan", "tanh", "add", "atan2", "compare", "complex",
+    "divide", "maximum", "minimum", "multiply", "mulhi", "power", "remainder", "subtract",
+    "and", "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical",
+    "stochastic-convert", "select", "clamp", "map", "all-reduce", "bitcast", "broadcast",
+    "concatenate", "constant", "iota", "parameter", "convolution", "dot", "scaled-dot",
+    "dynamic-slice", "dynamic-update-slice", "gather", "get-tuple-element", "pad", "reduce",
+    "reduce-window", "reshape", "reverse", "slice", "transpose", "all-gather", "scan", "fusion",
 )  # fmt: skip
 
 #: indexing.md §(b), fact 8: the opcodes XLA covers input to output.

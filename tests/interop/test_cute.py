@@ -39,7 +39,7 @@ from hlo_layout.interop.errors import InteropError
 from hlo_layout.layout import element_offset, linear_index_with_tile, physical_axes, physical_dims
 from hlo_layout.layout.tiling import shape_tiles, tiled_elements
 from hlo_layout.syntax import COMBINE, ArrayShape, Layout, Tile, parse_shape
-from tests.conftest import corpus_modules, hlo_files
+from tests.support import corpus_modules, hlo_files
 
 # --- the TLA document (CATLASS docs/2_Design/02_tla/01_layout.md) ------------------------------
 

@@ -38,7 +38,7 @@ from hlo_layout.syntax.sharding import (
     instruction_sharding,
     parse_sharding,
 )
-from tests.conftest import CORPUS, corpus_modules, hlo_files
+from tests.support import CORPUS, corpus_modules, hlo_files
 
 CPU = CORPUS / "jax-cpu-spmd"
 TPU = CORPUS / "libtpu-v5e" / "sharded_mlp"

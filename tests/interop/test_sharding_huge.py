@@ -8,12 +8,11 @@ import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
 from hlo_layout.interop.sharding_axe import id_ranges, module_sharding, shard_array
 from hlo_layout.syntax import parse_modules, parse_shape
 from hlo_layout.syntax.sharding import TileAssignment, parse_sharding
+from tests.support import Cli
 
 
 @st.composite
@@ -88,7 +87,7 @@ def test_maximal_device_far_away_splits_the_groups() -> None:
     ]
 
 
-def test_huge_iota_json_is_compact(tmp_path) -> None:
+def test_huge_iota_json_is_compact(cli: Cli, tmp_path) -> None:
     path = tmp_path / "d.hlo"
     path.write_text(
         _module(
@@ -96,7 +95,7 @@ def test_huge_iota_json_is_compact(tmp_path) -> None:
             "sharding={devices=[2,2,1048576]<=[4194304] last_tile_dim_replicate}"
         )
     )
-    result = CliRunner().invoke(app, ["sharding", str(path), "-f", "json", "-i", "p"])
+    result = cli("sharding", str(path), "-f", "json", "-i", "p")
     assert result.exit_code == 0, result.output
     (module,) = json.loads(result.stdout)["modules"]
     (array,) = module["values"][0]["arrays"]
@@ -107,11 +106,11 @@ def test_huge_iota_json_is_compact(tmp_path) -> None:
         {"first": 0, "last": 4194303, "argument_bytes": 64, "annotated_bytes": 64}
     ]
     assert len(result.stdout) < 10_000
-    text = CliRunner().invoke(app, ["sharding", str(path), "-i", "p", "--top", "3"])
+    text = cli("sharding", str(path), "-i", "p", "--top", "3")
     assert text.exit_code == 0 and "4,194,301 more" in text.output
 
 
-def test_small_json_still_lists_devices(tmp_path) -> None:
+def test_small_json_still_lists_devices(cli: Cli, tmp_path) -> None:
     path = tmp_path / "d.hlo"
     path.write_text(
         _module(
@@ -119,7 +118,7 @@ def test_small_json_still_lists_devices(tmp_path) -> None:
             "last_tile_dim_replicate}"
         )
     )
-    result = CliRunner().invoke(app, ["sharding", str(path), "-f", "json"])
+    result = cli("sharding", str(path), "-f", "json")
     (module,) = json.loads(result.stdout)["modules"]
     (array,) = module["values"][0]["arrays"]
     assert array["devices"] == [0, 1, 2, 3] and array["device_ranges"] == [[0, 3]]

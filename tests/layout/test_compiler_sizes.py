@@ -19,7 +19,7 @@ from hlo_layout.layout import (
 from hlo_layout.reader.sidefiles import read_buffer_assignment
 from hlo_layout.report.units import human_bytes
 from hlo_layout.syntax import ArrayShape, parse_file, parse_shape
-from tests.conftest import CORPUS, SAMPLES, corpus_id
+from tests.support import CORPUS, SAMPLES, corpus_id
 
 BUFFER_FILES = sorted(CORPUS.rglob("*buffer-assignment.txt")) + sorted(
     SAMPLES.rglob("*buffer-assignment.txt")

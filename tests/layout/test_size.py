@@ -22,7 +22,7 @@ from hlo_layout.layout import (
     tiled_elements,
 )
 from hlo_layout.syntax import ArrayShape, Layout, parse_shape
-from tests.conftest import CORPUS
+from tests.support import CORPUS
 from tests.syntax.strategies import array_shapes
 
 GiB = 2**30

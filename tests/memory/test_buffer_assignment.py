@@ -10,7 +10,7 @@ from hlo_layout.errors import HloLayoutError, HloSyntaxError
 from hlo_layout.memory.buffer_assignment import parse_buffer_assignment
 from hlo_layout.reader.sidefiles import buffer_assignment_beside, read_buffer_assignment
 from hlo_layout.syntax import parse_file
-from tests.conftest import CORPUS, SAMPLES, corpus_id, hlo_files
+from tests.support import CORPUS, SAMPLES, corpus_id, hlo_files
 
 FILES = sorted(CORPUS.rglob("*buffer-assignment.txt"))
 

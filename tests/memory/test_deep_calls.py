@@ -7,12 +7,11 @@ from __future__ import annotations
 import sys
 
 import pytest
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
 from hlo_layout.memory import analyze_memory
 from hlo_layout.syntax import parse
 from tests.memory.helpers import evaluations
+from tests.support import Cli
 
 
 def _chain(depth: int, calls: int = 1) -> str:
@@ -44,13 +43,12 @@ def test_deep_call_chain_is_analysed_like_a_shallow_one() -> None:
     assert max(v.end for v in deep_ma.values) >= 2 * deep
 
 
-def test_deep_call_chain_through_the_commands(tmp_path) -> None:
+def test_deep_call_chain_through_the_commands(cli: Cli, tmp_path) -> None:
     path = tmp_path / "deep.txt"
     path.write_text(_chain(3_000))
-    runner = CliRunner()
     for args in (["inspect"], ["memory"], ["check", "--no-rules-ok"], ["inspect", "-f", "json"],
                  ["diff", str(path)]):  # fmt: skip
-        result = runner.invoke(app, [*args, str(path)])
+        result = cli(*args, str(path))
         assert result.exit_code == 0, (args, result.stderr[-300:])
 
 

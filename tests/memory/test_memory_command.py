@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import json
-
-from typer.testing import CliRunner
-
-from hlo_layout.cli import app
 from hlo_layout.reader.sidefiles import read_buffer_assignment
 from tests.memory.helpers import CORPUS, GENERATED
+from tests.support import Cli
 
 CPU = CORPUS / "jax-cpu" / "module_0060.jit_f.cpu_after_optimizations.txt"
-runner = CliRunner()
 
 MODULE_KEYS = {
-    "module", "file", "backend", "tpu_generation", "backend_assumed", "scheduled", "notes",
-    "peak_bytes", "static_bytes", "temp_allocation_bytes", "peak_parts", "spaces", "values",
-    "live_at_peak", "live_at_peak_total", "timeline", "by_source", "by_op_name", "compiler",
+    "module", "file", "backend", "tpu_generation", "backend_assumed", "frontend", "scheduled",
+    "notes", "peak_bytes", "static_bytes", "temp_allocation_bytes", "peak_parts", "spaces",
+    "values", "live_at_peak", "live_at_peak_total", "timeline", "by_source", "by_op_name",
+    "compiler",
 }  # fmt: skip
 SPACE_KEYS = {
     "memory_space", "name", "peak_bytes", "static_bytes", "temp_allocation_bytes",
@@ -30,14 +26,8 @@ LIVE_KEYS = {
 }  # fmt: skip
 
 
-def _json(*args: str) -> dict:
-    result = runner.invoke(app, ["memory", *args, "--format", "json"])
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
-
-
-def test_json_contract_and_xla_peak_moment() -> None:
-    doc = _json(str(CPU))
+def test_json_contract_and_xla_peak_moment(cli: Cli) -> None:
+    doc = cli.json("memory", str(CPU), "--format", "json")
     assert doc["schema_version"] == 2
     (m,) = doc["modules"]
     assert set(m) == MODULE_KEYS
@@ -66,26 +56,37 @@ def test_json_contract_and_xla_peak_moment() -> None:
     assert m["compiler"]["temp_allocation_bytes"] == {"0": space["temp_allocation_bytes"]}
 
 
-def test_top_at_and_space() -> None:
-    (m,) = _json(str(CPU), "--top", "2", "--at", "ynn_fusion.1", "--space", "device")["modules"]
+def test_top_at_and_space(cli: Cli) -> None:
+    (m,) = cli.json(
+        "memory",
+        str(CPU),
+        "--top",
+        "2",
+        "--at",
+        "ynn_fusion.1",
+        "--space",
+        "device",
+        "--format",
+        "json",
+    )["modules"]
     assert len(m["live_at_peak"]) == 2
     assert m["at"]["step"] == 5 and m["at"]["instruction"] == "ynn_fusion.1"
     assert {b["name"] for b in m["at"]["live"]} == {"ynn_fusion.1", "conv_general_dilated.2"}
 
 
-def test_text_view_shows_peak_chart_and_notes() -> None:
-    result = runner.invoke(app, ["memory", str(CPU)], env={"COLUMNS": "160"})
+def test_text_view_shows_peak_chart_and_notes(cli: Cli) -> None:
+    result = cli("memory", str(CPU), env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "peak 287.2KiB" in out and "▲" in out and "reverse_concatenate_fusion" in out
     assert "static part only" in out
 
 
-def test_chart_lines_fit_the_terminal() -> None:
+def test_chart_lines_fit_the_terminal(cli: Cli) -> None:
     """Every chart line fits the width, and the peak label is whole: beside the marker when it
     fits there, else on a line of its own (a wrapped label stranded its last word)."""
     for columns in (60, 80, 100):
-        result = runner.invoke(app, ["memory", str(CPU)], env={"COLUMNS": str(columns)})
+        result = cli("memory", str(CPU), env={"COLUMNS": str(columns)})
         assert result.exit_code == 0, result.output
         lines = result.stdout.splitlines()
         chart = [n for n, line in enumerate(lines) if "└" in line]
@@ -96,14 +97,14 @@ def test_chart_lines_fit_the_terminal() -> None:
             assert label.rsplit("of ", 1)[-1].strip().isdigit(), (columns, label)
 
 
-def test_timeline_is_pooled_with_the_peak_kept() -> None:
+def test_timeline_is_pooled_with_the_peak_kept(cli: Cli) -> None:
     from hlo_layout.memory import analysis
 
     (dump,) = GENERATED.glob("module_*.jit_scan.cpu_after_optimizations.txt")
     old = analysis.TIMELINE_POINTS
     analysis.TIMELINE_POINTS = 3
     try:
-        (m,) = _json(str(dump))["modules"]
+        (m,) = cli.json("memory", str(dump), "--format", "json")["modules"]
     finally:
         analysis.TIMELINE_POINTS = old
     (tl,) = m["timeline"]
@@ -111,30 +112,30 @@ def test_timeline_is_pooled_with_the_peak_kept() -> None:
     assert max(tl["live_bytes"]) == m["spaces"][0]["live_bytes"]
 
 
-def test_errors_have_exit_codes(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    assert runner.invoke(app, ["memory", str(tmp_path / "missing.txt")]).exit_code == 3
+def test_errors_have_exit_codes(cli: Cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert cli("memory", str(tmp_path / "missing.txt")).exit_code == 3
     bad = tmp_path / "bad.txt"
     bad.write_text("HloModule m\nENTRY e {\n  ROOT %x = f32[2] bogus-op-(\n}\n")
-    assert runner.invoke(app, ["memory", str(bad)]).exit_code == 3
-    assert runner.invoke(app, ["memory", str(CPU), "--at", "nope"]).exit_code == 2
-    assert runner.invoke(app, ["memory", str(CPU), "--space", "nowhere"]).exit_code == 2
-    assert runner.invoke(app, ["memory", str(CPU), "--backend", "npu"]).exit_code == 2
+    assert cli("memory", str(bad)).exit_code == 3
+    assert cli("memory", str(CPU), "--at", "nope").exit_code == 2
+    assert cli("memory", str(CPU), "--space", "nowhere").exit_code == 2
+    assert cli("memory", str(CPU), "--backend", "npu").exit_code == 2
 
 
-def test_unscheduled_dump_says_estimate(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_unscheduled_dump_says_estimate(cli: Cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
     text = CPU.read_text().replace("is_scheduled=true, ", "")
     dump = tmp_path / "unscheduled.txt"
     dump.write_text(text)
-    (m,) = _json(str(dump), "--backend", "cpu")["modules"]
+    (m,) = cli.json("memory", str(dump), "--backend", "cpu", "--format", "json")["modules"]
     assert m["scheduled"] is False
     assert any("not scheduled" in n for n in m["notes"])
 
 
-def test_inspect_leads_with_the_peak_and_check_budgets_allocations() -> None:
-    from hlo_layout.check.memory import memory_figures
+def test_inspect_leads_with_the_peak_and_check_budgets_allocations(cli: Cli) -> None:
+    from hlo_layout.check.figures import memory_figures
     from hlo_layout.syntax import parse_file
 
-    result = runner.invoke(app, ["inspect", str(CPU)], env={"COLUMNS": "160"})
+    result = cli("inspect", str(CPU), env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "peak 287.2KiB" in out
@@ -160,3 +161,17 @@ def test_op_names_and_files_are_read_as_xla_reads_strings() -> None:
     root = module.entry.root
     assert root is not None
     assert SourceInfo(module).of(root) == ("p['w']", "a\\b.py:3")
+
+
+def test_a_buffer_assignment_from_another_compile_is_said_and_not_used(cli: Cli) -> None:
+    """`--buffers` naming another module's file: a note, and none of its figures (which would
+    otherwise stand as the compiler's beside ours, and as TPU VMEM's source)."""
+    other = (
+        CORPUS / "jax-cpu" / "module_0018.jit_step.cpu_after_optimizations-buffer-assignment.txt"
+    )
+    (m,) = cli.json("memory", str(CPU), "--buffers", str(other), "--format", "json")["modules"]
+    assert m["compiler"] is None
+    assert any("another compile's buffer assignment" in n for n in m["notes"])
+    (own,) = cli.json("memory", str(CPU), "--format", "json")["modules"]
+    assert own["compiler"] is not None
+    assert not any("another compile" in n for n in own["notes"])

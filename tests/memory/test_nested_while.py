@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
 from hlo_layout.memory import analyze_memory
 from hlo_layout.memory.alias import AliasAnalysis
 from hlo_layout.memory.dataflow import DataflowAnalysis
 from hlo_layout.syntax import parse
 from tests.memory.helpers import evaluations
+from tests.support import Cli
 
 # copy_insertion_test.cc:2347: the outer body's ROOT is its own parameter; `while` and `not`
 # are names in two computations.
@@ -111,10 +110,10 @@ def test_inner_loop_carry_is_one_buffer() -> None:
 
 
 @pytest.mark.parametrize("text", [OUTER_ROOT_IS_PARAM, TWO_INNER_LOOPS], ids=["root", "two"])
-def test_memory_command_reads_nested_loops(text: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_memory_command_reads_nested_loops(cli: Cli, text: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "nested.hlo"
     path.write_text(text)
-    result = CliRunner().invoke(app, ["memory", str(path), "--format", "json"])
+    result = cli("memory", str(path), "--format", "json")
     assert result.exit_code == 0, result.output
     (m,) = json.loads(result.stdout)["modules"]
     assert m["peak_bytes"] == analyze_memory(parse(text)).peak_bytes
@@ -203,7 +202,7 @@ def _nest(depth: int, *, extra: str = "") -> str:
 
 
 def _while_dumps() -> list:
-    from tests.conftest import DATA, hlo_files
+    from tests.support import DATA, hlo_files
 
     found = [p for p in hlo_files() if "while(" in p.read_text()]
     found += [p for p in sorted((DATA / "xla-tests").glob("*.txt")) if "while(" in p.read_text()]

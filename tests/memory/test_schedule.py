@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from hlo_layout.memory.dataflow import computation_kinds
 from hlo_layout.memory.schedule import scheduled_sequence
 from hlo_layout.syntax import parse, parse_file
+from hlo_layout.syntax.index import computation_kinds
 from hlo_layout.syntax.tree import Computation, Operand
 from tests.memory.helpers import CORPUS, CPU_GENERATED
 

@@ -29,7 +29,7 @@ from hlo_layout.reader import load
 from hlo_layout.report.html import build_report, render_html, report_data, summarize_inspect
 from hlo_layout.report.model import inspect_json
 from hlo_layout.report.units import human_bytes
-from tests.conftest import CORPUS, DATA, SAMPLES
+from tests.support import CORPUS, DATA, SAMPLES
 
 CHROMIUM = next(
     (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None

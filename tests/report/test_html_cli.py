@@ -7,12 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
-from tests.conftest import CORPUS, SAMPLES
+from tests.support import CORPUS, SAMPLES, Cli
 
-runner = CliRunner()
 SAMPLE = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
 GPU = CORPUS / "jax-gpu-h100" / "module_5966.jit_step.sm_9.0a_gpu_after_optimizations.txt"
 
@@ -23,9 +20,9 @@ def _data(page: str) -> dict:
     return json.loads(m.group(1))
 
 
-def test_report_writes_one_page_with_both_documents(tmp_path: Path, monkeypatch) -> None:
+def test_report_writes_one_page_with_both_documents(cli: Cli, tmp_path: Path, monkeypatch) -> None:
     out = tmp_path / "report.html"
-    result = runner.invoke(app, ["report", str(SAMPLE), str(GPU), "-o", str(out)])
+    result = cli("report", str(SAMPLE), str(GPU), "-o", str(out))
     assert result.exit_code == 0, result.output
     assert f"wrote {out}" in result.stderr
     data = _data(out.read_text())
@@ -36,8 +33,8 @@ def test_report_writes_one_page_with_both_documents(tmp_path: Path, monkeypatch)
     assert tpu["buffer_assignment"]["file"].endswith("transformer.buffer-assignment.txt")
 
 
-def test_report_to_stdout(monkeypatch) -> None:
-    result = runner.invoke(app, ["report", str(SAMPLE), "-o", "-"])
+def test_report_to_stdout(cli: Cli, monkeypatch) -> None:
+    result = cli("report", str(SAMPLE), "-o", "-")
     assert result.exit_code == 0
     assert result.stdout.startswith("<!DOCTYPE html>") and _data(result.stdout)["inspect"]
 
@@ -56,32 +53,34 @@ def test_report_to_stdout(monkeypatch) -> None:
         ),
     ],
 )
-def test_report_exit_codes(args: list[str], code: int, message: str, tmp_path: Path) -> None:
-    result = runner.invoke(app, [a.replace("{tmp}", str(tmp_path)) for a in args])
+def test_report_exit_codes(
+    cli: Cli, args: list[str], code: int, message: str, tmp_path: Path
+) -> None:
+    result = cli(*[a.replace("{tmp}", str(tmp_path)) for a in args])
     assert result.exit_code == code, result.output
     assert message in result.output + result.stderr
     assert "Traceback" not in result.output + result.stderr
     assert not (tmp_path / "r.html").exists()
 
 
-def test_bad_input_is_reported_with_its_position(tmp_path: Path) -> None:
+def test_bad_input_is_reported_with_its_position(cli: Cli, tmp_path: Path) -> None:
     bad = tmp_path / "bad.txt"
     bad.write_text(
         "HloModule m\n\nENTRY main {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2 add(p, p)\n}\n"
     )
-    result = runner.invoke(app, ["report", str(bad), "-o", str(tmp_path / "r.html")])
+    result = cli("report", str(bad), "-o", str(tmp_path / "r.html"))
     assert result.exit_code == 3
     assert re.search(r"bad\.txt:5:\d+: error:", result.stderr)
     assert not (tmp_path / "r.html").exists()
 
 
-def test_inspect_html_writes_the_report_commands_page(tmp_path: Path) -> None:
+def test_inspect_html_writes_the_report_commands_page(cli: Cli, tmp_path: Path) -> None:
     """`inspect --html FILE` and `report -o FILE` write the same page (one writer), and inspect
     still prints its text view."""
     ours = tmp_path / "inspect.html"
     theirs = tmp_path / "report.html"
-    inspected = runner.invoke(app, ["inspect", str(SAMPLE), "--html", str(ours), "--top", "7"])
-    reported = runner.invoke(app, ["report", str(SAMPLE), "-o", str(theirs), "--top", "7"])
+    inspected = cli("inspect", str(SAMPLE), "--html", str(ours), "--top", "7")
+    reported = cli("report", str(SAMPLE), "-o", str(theirs), "--top", "7")
     assert inspected.exit_code == reported.exit_code == 0, inspected.output
     assert "peak 19.19MiB" in inspected.stdout
     assert ours.read_text() == theirs.read_text()

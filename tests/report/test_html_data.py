@@ -32,7 +32,7 @@ from hlo_layout.report.html.grids import pattern_picture, stand_in
 from hlo_layout.report.html.page import content_security_policy
 from hlo_layout.report.model import inspect_json
 from hlo_layout.syntax import parse_file, parse_shape
-from tests.conftest import CORPUS, SAMPLES
+from tests.support import CORPUS, SAMPLES
 
 TPU = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
 GPU = CORPUS / "jax-gpu-h100" / "module_51652.jit_step.sm_9.0a_gpu_after_optimizations.txt"

@@ -11,8 +11,8 @@ import pytest
 from hlo_layout.cost.roofline import chip_named
 from hlo_layout.report.html.data import cost_module
 from hlo_layout.syntax import parse_file
-from tests.conftest import CORPUS, DATA
 from tests.report.test_html_browser import CHROMIUM, DUMPS, dom, report_page
+from tests.support import CORPUS, DATA
 
 GPU = DUMPS["gpu"]
 LOOPS = DATA / "cost" / "loops" / "nested.looped.txt"

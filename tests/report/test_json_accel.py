@@ -22,7 +22,7 @@ from hlo_layout.syntax.index import CALLS_RE
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.parse import parse_modules
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Operand
-from tests.conftest import hlo_files
+from tests.support import hlo_files
 
 COMPILED = accel.load("_hlo_layout_json", accel.ABIS["_hlo_layout_json"])
 needs_compiled = pytest.mark.skipif(

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hlo_layout.memory.footprint import ShapeFacts
 from hlo_layout.report import model
 from hlo_layout.report.json_text import SPLICE, dumps_indented, write_document
-from tests.conftest import corpus_id, corpus_modules, hlo_files
+from tests.support import corpus_id, corpus_modules, hlo_files
 
 FILES = hlo_files()
 

@@ -13,7 +13,7 @@ from hlo_layout.memory.footprint import memory_report
 from hlo_layout.reader.sidefiles import buffer_assignment_beside, read_buffer_assignment
 from hlo_layout.report.units import human_bytes
 from hlo_layout.syntax import ArrayShape, parse_file, parse_shape
-from tests.conftest import CORPUS, SAMPLES, corpus_id, hlo_files
+from tests.support import CORPUS, SAMPLES, corpus_id, hlo_files
 
 WITH_BUFFERS = [p for p in hlo_files() if buffer_assignment_beside(p) is not None]
 SAMPLE = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"

@@ -13,13 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.table import Table
 from rich.text import Text
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
 from hlo_layout.printable import UNSAFE, printable
 from hlo_layout.report.console import make_console, printable_text
-
-runner = CliRunner()
+from tests.support import Cli
 
 OP_NAME = "jit(f)/\x1b]0;pwned\x07\x1b[2Jneg\u202e"
 SOURCE = "/a/\x1b[31mb\x9b.py"
@@ -96,28 +93,28 @@ def _dump(tmp_path: Path, name: str = "m.hlo") -> Path:
     ],
     ids=lambda a: " ".join(a[:3]),
 )
-def test_no_command_sends_an_escape(tmp_path: Path, args: list[str]) -> None:
+def test_no_command_sends_an_escape(cli: Cli, tmp_path: Path, args: list[str]) -> None:
     path = _dump(tmp_path, "e\x1b[2J.hlo")
-    result = runner.invoke(app, [a.replace("{}", str(path)) for a in args], env={"COLUMNS": "80"})
+    result = cli(*[a.replace("{}", str(path)) for a in args], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.stdout + result.stderr
     if args[0] == "memory":
         assert printable(OP_NAME) in result.stdout and printable(SOURCE) in result.stdout
 
 
-def test_json_keeps_the_data_exact(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["memory", str(_dump(tmp_path)), "-f", "json"])
+def test_json_keeps_the_data_exact(cli: Cli, tmp_path: Path) -> None:
+    result = cli("memory", str(_dump(tmp_path)), "-f", "json")
     (module,) = json.loads(result.stdout)["modules"]
     assert {row["op_name"] for row in module["live_at_peak"]} == {OP_NAME}
 
 
-def test_an_error_context_line_is_escaped_and_its_caret_placed(tmp_path: Path) -> None:
+def test_an_error_context_line_is_escaped_and_its_caret_placed(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "bad.hlo"
     path.write_text(
         "HloModule m\nENTRY e {\n"
         '  ROOT p = f32[8] parameter(0), metadata={op_name="\x1b[2J" \x1b}\n}\n'
     )
-    result = runner.invoke(app, ["inspect", str(path)])
+    result = cli("inspect", str(path))
     assert result.exit_code == 3
     assert "\x1b" not in result.stderr
     head, line, caret = result.stderr.splitlines()[:3]

@@ -8,14 +8,11 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
 from hlo_layout.syntax.tree import Computation
-from tests.conftest import corpus_id, hlo_files
 from tests.robustness.mutations import mutated_dumps
+from tests.support import Cli, corpus_id, hlo_files
 
-runner = CliRunner()
 FILES = hlo_files()
 
 
@@ -30,9 +27,9 @@ TOPS = ([], ["--top", "3"])
 
 @pytest.mark.parametrize("top", TOPS, ids=["top-default", "top-3"])
 @pytest.mark.parametrize("path", FILES, ids=[corpus_id(p) for p in FILES])
-def test_streamed_equals_in_memory(path: Path, top: list[str]) -> None:
-    whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream", *top])
-    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream", *top])
+def test_streamed_equals_in_memory(cli: Cli, path: Path, top: list[str]) -> None:
+    whole = cli("inspect", str(path), "-f", "json", "--no-stream", *top)
+    streamed = cli("inspect", str(path), "-f", "json", "--stream", *top)
     assert whole.exit_code == streamed.exit_code == 0, streamed.output
     _assert_same_document(whole.stdout, streamed.stdout)
 
@@ -51,19 +48,19 @@ def test_corpus_dumps_really_stream() -> None:
     assert len(fell_back) <= len(FILES) // 10, fell_back
 
 
-def test_stream_falls_back_on_bad_input(tmp_path: Path) -> None:
+def test_stream_falls_back_on_bad_input(cli: Cli, tmp_path: Path) -> None:
     bad = tmp_path / "bad.txt"
     bad.write_text("HloModule m\n\nENTRY e {\n  ROOT p = f32[4]{0 parameter(0)\n}\n")
-    result = runner.invoke(app, ["inspect", str(bad), "-f", "json", "--stream"])
+    result = cli("inspect", str(bad), "-f", "json", "--stream")
     assert result.exit_code == 3
     assert '"modules": []' in result.stdout  # the same document the in-memory path prints
     assert f"{bad}:4:" in result.stderr
 
 
-def test_truncated_gzip_is_an_input_error_in_both_paths(tmp_path: Path) -> None:
+def test_truncated_gzip_is_an_input_error_in_both_paths(cli: Cli, tmp_path: Path) -> None:
     import gzip
 
-    from tests.conftest import SAMPLES
+    from tests.support import SAMPLES
 
     data = gzip.compress(
         (SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt").read_bytes()
@@ -71,7 +68,7 @@ def test_truncated_gzip_is_an_input_error_in_both_paths(tmp_path: Path) -> None:
     broken = tmp_path / "dump.txt.gz"
     broken.write_bytes(data[: len(data) // 2])
     for mode in ("--stream", "--no-stream"):
-        result = runner.invoke(app, ["inspect", str(broken), "-f", "json", mode])
+        result = cli("inspect", str(broken), "-f", "json", mode)
         assert result.exit_code == 3, (mode, result.output)
         assert "broken gzip data" in result.stderr
 
@@ -133,11 +130,11 @@ CASES = {
 
 
 @pytest.mark.parametrize("text", list(CASES.values()), ids=list(CASES))
-def test_streamed_equals_in_memory_on_every_verdict(tmp_path: Path, text: str) -> None:
+def test_streamed_equals_in_memory_on_every_verdict(cli: Cli, tmp_path: Path, text: str) -> None:
     path = tmp_path / "dump.txt"
     path.write_text(text, encoding="utf-8")
-    whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
-    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
+    whole = cli("inspect", str(path), "-f", "json", "--no-stream")
+    streamed = cli("inspect", str(path), "-f", "json", "--stream")
     assert streamed.exit_code == whole.exit_code, streamed.output
     _assert_same_document(whole.stdout, streamed.stdout)
     assert streamed.stderr == whole.stderr
@@ -147,20 +144,20 @@ def test_streamed_equals_in_memory_on_every_verdict(tmp_path: Path, text: str) -
 @pytest.mark.parametrize(
     "name", [n for n in CASES if not n.startswith(("valid", "no ", "sec", "inline"))]
 )
-def test_semantic_errors_exit_3_in_both_paths(tmp_path: Path, name: str) -> None:
+def test_semantic_errors_exit_3_in_both_paths(cli: Cli, tmp_path: Path, name: str) -> None:
     path = tmp_path / "dump.txt"
     path.write_text(CASES[name], encoding="utf-8")
     for mode in ("--stream", "--no-stream"):
-        result = runner.invoke(app, ["inspect", str(path), "-f", "json", mode])
+        result = cli("inspect", str(path), "-f", "json", mode)
         assert result.exit_code == 3, (name, mode)
         assert result.stderr.startswith(f"{path}:"), result.stderr
 
 
-def test_non_ascii_spool_round_trip(tmp_path: Path) -> None:
+def test_non_ascii_spool_round_trip(cli: Cli, tmp_path: Path) -> None:
     """The spool is read back by byte offsets: every fragment decodes and parses."""
     path = tmp_path / "dump.txt"
     path.write_text(CASES["valid, non-ASCII metadata in every computation but the last"])
-    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
+    streamed = cli("inspect", str(path), "-f", "json", "--stream")
     assert streamed.exit_code == 0
     document = json.loads(streamed.stdout)
     names = [c["name"] for c in document["modules"][0]["computations"]]
@@ -171,11 +168,11 @@ def test_non_ascii_spool_round_trip(tmp_path: Path) -> None:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(mutated_dumps())
-def test_streamed_equals_in_memory_on_fuzz_cases(tmp_path_factory, text: str) -> None:
+def test_streamed_equals_in_memory_on_fuzz_cases(cli: Cli, tmp_path_factory, text: str) -> None:
     path: Path = tmp_path_factory.mktemp("stream") / "dump.txt"
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
-    whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
-    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
+    whole = cli("inspect", str(path), "-f", "json", "--no-stream")
+    streamed = cli("inspect", str(path), "-f", "json", "--stream")
     assert streamed.exit_code == whole.exit_code
     _assert_same_document(whole.stdout, streamed.stdout)
 
@@ -193,7 +190,7 @@ def test_inline_computations_stream_without_falling_back(tmp_path: Path) -> None
 
 
 def _cpu_dump_with_assignment() -> tuple[Path, Path]:
-    from tests.conftest import CORPUS
+    from tests.support import CORPUS
 
     folder = CORPUS / "jax-cpu"
     dump = folder / "module_0018.jit_step.cpu_after_optimizations.txt"
@@ -203,7 +200,7 @@ def _cpu_dump_with_assignment() -> tuple[Path, Path]:
 @pytest.mark.parametrize("explicit", [False, True], ids=["beside", "--buffers"])
 @pytest.mark.parametrize("modules", [1, 2])
 def test_buffer_assignment_streams_as_in_memory(
-    tmp_path: Path, explicit: bool, modules: int
+    cli: Cli, tmp_path: Path, explicit: bool, modules: int
 ) -> None:
     """A buffer assignment beside a one-module dump goes with it; beside a two-module dump with
     neither; `--buffers` with every module (it reaches `peak` and `buffer_assignment`)."""
@@ -214,15 +211,15 @@ def test_buffer_assignment_streams_as_in_memory(
     if not explicit:
         (tmp_path / assignment.name).write_bytes(assignment.read_bytes())
     extra = ["--buffers", str(assignment)] if explicit else []
-    whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream", *extra])
-    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream", *extra])
+    whole = cli("inspect", str(path), "-f", "json", "--no-stream", *extra)
+    streamed = cli("inspect", str(path), "-f", "json", "--stream", *extra)
     assert whole.exit_code == streamed.exit_code == 0, streamed.output
     _assert_same_document(whole.stdout, streamed.stdout)
     with_assignment = ["buffer_assignment" in m for m in json.loads(streamed.stdout)["modules"]]
     assert with_assignment == [explicit or modules == 1] * modules
 
 
-def test_the_tpu_generation_beside_the_dump_streams_alike(tmp_path: Path) -> None:
+def test_the_tpu_generation_beside_the_dump_streams_alike(cli: Cli, tmp_path: Path) -> None:
     """Both paths read the TPU generation from the target_arguments.txt beside the dump (a v6e
     dump read as v4/v5e would get other tuple-table sizes, so another peak)."""
     import shutil
@@ -233,11 +230,11 @@ def test_the_tpu_generation_beside_the_dump_streams_alike(tmp_path: Path) -> Non
     for name in ("transformer.after_optimizations.txt", "transformer.target_arguments.txt"):
         shutil.copy(src / name, tmp_path / name)
     dump = tmp_path / "transformer.after_optimizations.txt"
-    whole = runner.invoke(app, ["inspect", str(dump), "-f", "json", "--no-stream"])
-    streamed = runner.invoke(app, ["inspect", str(dump), "-f", "json", "--stream"])
+    whole = cli("inspect", str(dump), "-f", "json", "--no-stream")
+    streamed = cli("inspect", str(dump), "-f", "json", "--stream")
     assert whole.exit_code == streamed.exit_code == 0, streamed.output
     assert streamed.stdout == whole.stdout
     (target := tmp_path / "transformer.target_arguments.txt").unlink()
-    assumed = runner.invoke(app, ["inspect", str(dump), "-f", "json", "--no-stream"])
+    assumed = cli("inspect", str(dump), "-f", "json", "--no-stream")
     peak = [json.loads(d)["modules"][0]["peak"] for d in (whole.stdout, assumed.stdout)]
     assert peak[0] != peak[1] and not target.exists()

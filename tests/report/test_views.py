@@ -21,7 +21,7 @@ from hlo_layout.report.layout_model import explain_shape
 from hlo_layout.report.layout_view import render_layouts
 from hlo_layout.report.model import module_summary
 from hlo_layout.syntax import parse_file
-from tests.conftest import SAMPLES
+from tests.support import SAMPLES
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SAMPLE = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"

@@ -74,6 +74,11 @@ class Family:
 
 
 _BIG = "9" * 5000
+#: An entry parameter of 20,000 scalars, each an allocation and a buffer live at the peak.
+_WIDE_TUPLE = _module(
+    "  p = (" + ", ".join(["f32[]"] * 20_000) + ") parameter(0)\n"
+    "  ROOT g = f32[] get-tuple-element(p), index=0"
+)
 _HUGE_BYTES_BODY = "\n".join(f"  p{i} = f32[{2**62}] parameter({i})" for i in range(64))
 _HUGE_BYTES = _module(
     _HUGE_BYTES_BODY
@@ -283,6 +288,13 @@ FAMILIES: tuple[Family, ...] = (
         codes=(0,),
     ),
     # --- huge integers ----------------------------------------------------------------------
+    Family(
+        "a 20,000-leaf tuple parameter through memory (each leaf's attribution: was quadratic)",
+        _WIDE_TUPLE,
+        ["memory", "{}"],
+        codes=(0,),
+        max_seconds=5.0,
+    ),
     Family(
         "5,000-digit dimension",
         _module(f"  ROOT p = f32[{_BIG}] parameter(0)"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from tests.conftest import CORPUS
+from tests.support import CORPUS
 
 SEEDS = [
     (CORPUS / "libtpu-v5e" / "conv" / "conv.after_optimizations.txt").read_text(),

@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
+from tests.support import Cli
 
 ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
 LOOP = (
@@ -111,15 +110,14 @@ COMMANDS = [
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_every_command_reads_it_cleanly(tmp_path: Path, name: str) -> None:
+def test_every_command_reads_it_cleanly(cli: Cli, tmp_path: Path, name: str) -> None:
     before, body, header = CASES[name]
     path = tmp_path / "m.hlo"
     path.write_text(f"HloModule m{header}\n{before}ENTRY e {{\n{body}\n}}\n")
-    runner = CliRunner()
     out: dict[str, tuple[int, str]] = {}
     for args in COMMANDS:
         argv = [a.replace("{}", str(path)).replace("{out}", str(tmp_path / "r.html")) for a in args]
-        result = runner.invoke(app, argv)
+        result = cli(*argv)
         said = " ".join(args[:1] + args[2:])
         assert result.exit_code in (0, 1, 2, 3), (said, result.output)
         assert "internal error" not in result.stderr and "Traceback" not in result.stderr, said

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hlo_layout.syntax import parse_modules, read_text
-from tests.conftest import corpus_id, hlo_files
+from tests.support import corpus_id, hlo_files
 
 FILES = hlo_files()
 # An instruction line: optional ROOT, a name, '=', then a shape (array or tuple).

@@ -19,7 +19,7 @@ from hlo_layout.syntax.attrs import (
     window,
 )
 from hlo_layout.syntax.tree import Attribute
-from tests.conftest import corpus_modules, hlo_files
+from tests.support import corpus_modules, hlo_files
 
 
 def attr(key: str, raw: str) -> Attribute:

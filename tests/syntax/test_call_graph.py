@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
 from hlo_layout.errors import HloSemanticError
 from hlo_layout.memory import analyze_memory
 from hlo_layout.syntax import parse
@@ -23,6 +21,7 @@ from hlo_layout.syntax.index import (
     computation_post_order,
     walk_calls,
 )
+from tests.support import Cli
 
 _ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
 _COND = "cond {\n  p = f32[4] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
@@ -99,12 +98,12 @@ def test_a_cycle_is_refused_at_the_call_closing_it(name: str) -> None:
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a[:3]))
-def test_every_command_refuses_a_cycle(tmp_path: Path, args: list[str]) -> None:
+def test_every_command_refuses_a_cycle(cli: Cli, tmp_path: Path, args: list[str]) -> None:
     text, where, _ = CYCLES["while body reaching its caller"]
     path = tmp_path / "m.hlo"
     path.write_text(text)
     argv = [a.replace("{}", str(path)).replace("{out}", str(tmp_path / "r.html")) for a in args]
-    result = CliRunner().invoke(app, argv)
+    result = cli(*argv)
     assert result.exit_code == 3, result.output
     assert f"{path}:{where}: error: " in result.stderr
     assert "call cycle a -> b -> a" in result.stderr

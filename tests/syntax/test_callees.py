@@ -1,5 +1,6 @@
 """Callees found in an unsplit attribute tail (`index.tail_callees`) equal what splitting the
-tail gives (`attrs.computation_names` over the split attributes), or it declines (None)."""
+tail gives (`attrs.computation_names` over the split attributes), or it declines (None); so do
+the keys naming them (`index.tail_callee_keys`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from hypothesis import strategies as st
 
 from hlo_layout.syntax import parse_modules
 from hlo_layout.syntax.attrs import computation_names
-from hlo_layout.syntax.index import tail_callees
+from hlo_layout.syntax.index import tail_callee_keys, tail_callees
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.tree import LazyAttributes
-from tests.conftest import corpus_id, corpus_modules, hlo_files
+from tests.support import corpus_id, corpus_modules, hlo_files
 
 
 def _split_callees(attributes: LazyAttributes) -> tuple[str, ...]:
@@ -21,6 +22,10 @@ def _split_callees(attributes: LazyAttributes) -> tuple[str, ...]:
         if a.key in CALLED_COMPUTATION_KEYS:
             out.extend(computation_names(a))
     return tuple(out)
+
+
+def _split_keys(attributes: LazyAttributes) -> tuple[str, ...]:
+    return tuple(a.key for a in attributes if a.key in CALLED_COMPUTATION_KEYS)
 
 
 def _line(tail: str) -> str:
@@ -52,6 +57,9 @@ def test_corpus_callees_equal_split(path):
         attributes = instruction.attributes
         found = tail_callees(attributes)
         assert found is None or found == _split_callees(attributes), instruction
+        keys = tail_callee_keys(attributes)
+        assert keys is None or keys == _split_keys(attributes), instruction
+        assert (keys is None) == (found is None)
 
 
 @pytest.mark.parametrize("path", hlo_files(), ids=corpus_id)
@@ -148,3 +156,5 @@ def test_generated_tails_equal_split(pieces):
         return  # the scanner declined (or the grammar rejects): nothing unsplit to read
     found = tail_callees(attributes)
     assert found is None or found == _split_callees(attributes)
+    keys = tail_callee_keys(attributes)
+    assert keys is None or keys == _split_keys(attributes)

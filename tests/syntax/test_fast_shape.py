@@ -10,7 +10,7 @@ from hlo_layout.errors import Source
 from hlo_layout.syntax.fast_shape import fast_shape
 from hlo_layout.syntax.parse import lark_parse, read_text
 from hlo_layout.syntax.printer import print_shape
-from tests.conftest import hlo_files
+from tests.support import hlo_files
 from tests.syntax.strategies import shapes
 
 # Shape-looking substrings of a dump: arrays with optional layouts, tuples of them.

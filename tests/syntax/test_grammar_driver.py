@@ -11,7 +11,7 @@ import pytest
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.syntax import grammar
 from hlo_layout.syntax.parse import parse_modules, read_text
-from tests.conftest import DATA
+from tests.support import DATA
 
 TEXTS = (
     sorted((DATA / "xla-tests").glob("*.hlo.txt"))

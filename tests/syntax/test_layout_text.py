@@ -11,6 +11,7 @@ from hlo_layout.syntax.fragments import lark_parse, parse_shape
 from hlo_layout.syntax.layout_text import LAYOUT_PROPERTIES, PADDING_PROPERTIES
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.shape import ArrayShape
+from tests.support import Cli
 
 #: A value in XLA's spelling for each kind of property.
 _SAMPLES = {
@@ -54,15 +55,12 @@ def test_tiling_pattern_is_the_padding_properties() -> None:
 
 
 @pytest.mark.parametrize("text", ["f32[8,128]{1,0:T(8,*)}", "f32[8,128]{1,0:T(8,128)(2,*)}"])
-def test_trailing_star_reads_in_a_dump_and_in_layout_alike(tmp_path, text: str) -> None:
+def test_trailing_star_reads_in_a_dump_and_in_layout_alike(cli: Cli, tmp_path, text: str) -> None:
     """XLA's ParseTiles reads `*` in any entry (Tile::kCombineDimension): both the `layout`
     command and a dump read a tile ending in `*`, and both give the same figures: logical bytes,
     physical unknown with the one reason from layout_text.tile_problem."""
     import json
 
-    from typer.testing import CliRunner
-
-    from hlo_layout.cli import app
     from hlo_layout.layout.size import array_bytes
     from hlo_layout.syntax.layout_text import tile_problem
 
@@ -76,14 +74,13 @@ def test_trailing_star_reads_in_a_dump_and_in_layout_alike(tmp_path, text: str) 
     # XLA sizes an array by its first tile: a later tile ending in `*` leaves that size known
     physical = None if text.endswith("T(8,*)}") else 4096
     assert (in_dump.logical_bytes, in_dump.physical_bytes) == (4096, physical)
-    runner = CliRunner()
-    alone = runner.invoke(app, ["layout", text, "-f", "json"])
+    alone = cli("layout", text, "-f", "json")
     assert alone.exit_code == 0, alone.output
     (item,) = json.loads(alone.stdout)["shapes"]
     assert (item["logical_bytes"], item["physical_bytes"], item["note"]) == (4096, physical, reason)
     dump = tmp_path / "d.hlo"
     dump.write_text(f"HloModule m\nENTRY e {{\n  ROOT p = {text} parameter(0)\n}}\n")
-    inspected = runner.invoke(app, ["inspect", str(dump), "-f", "json"])
+    inspected = cli("inspect", str(dump), "-f", "json")
     assert inspected.exit_code == 0, inspected.output
     (row,) = json.loads(inspected.stdout)["modules"][0]["entry_parameters"]
     assert (row["logical_bytes"], row["physical_bytes"]) == (4096, physical)

@@ -9,7 +9,7 @@ import pytest
 
 from hlo_layout.syntax import parse_file
 from hlo_layout.syntax.printer import print_shape
-from tests.conftest import corpus_id, oracle_files
+from tests.support import corpus_id, oracle_files
 
 ORACLES = oracle_files()
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 
 from hlo_layout.syntax import parse_modules, parse_shape
 from hlo_layout.syntax.printer import print_module, print_shape
-from tests.conftest import corpus_id, corpus_modules, hlo_files
+from tests.support import corpus_id, corpus_modules, hlo_files
 from tests.syntax.strategies import shapes
 
 FILES = hlo_files()

@@ -20,7 +20,7 @@ from hlo_layout.errors import HloLayoutError
 from hlo_layout.syntax import scan
 from hlo_layout.syntax.parse import parse_modules, read_text
 from hlo_layout.syntax.scan import ScanFallback
-from tests.conftest import CORPUS
+from tests.support import CORPUS
 
 _DUMPS = (
     "jax-cpu/module_0018.jit_step.cpu_after_optimizations.txt",

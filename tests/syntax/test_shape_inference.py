@@ -11,13 +11,12 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
 from hlo_layout.errors import HloSemanticError
 from hlo_layout.syntax import parse
 from hlo_layout.syntax.printer import print_module, print_shape
 from hlo_layout.syntax.shape_inference import xla_shape
+from tests.support import Cli
 
 
 def _root(text: str, engine: str = "auto") -> str:
@@ -106,10 +105,10 @@ def test_inferred_shape_in_json_and_only_there() -> None:
     assert parse(print_module(module)) == module
 
 
-def test_inspect_json_marks_inferred(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_inspect_json_marks_inferred(cli: Cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "m.hlo"
     path.write_text(_entry("a = f32[2] parameter(0)\nROOT n = negate(a)"))
-    result = CliRunner().invoke(app, ["inspect", str(path), "--format", "json"])
+    result = cli("inspect", str(path), "--format", "json")
     assert result.exit_code == 0, result.output
     (module,) = json.loads(result.stdout)["modules"]
     instructions = {i["name"]: i for c in module["computations"] for i in c["instructions"]}
@@ -133,10 +132,10 @@ def test_uninferable_is_an_input_error_with_a_location(body: str) -> None:
     assert info.value.span is not None
 
 
-def test_uninferable_exits_3(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_uninferable_exits_3(cli: Cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "m.hlo"
     path.write_text(_entry("a = f32[2] parameter(0)\nROOT r = reshape(a)"))
-    result = CliRunner().invoke(app, ["inspect", str(path)])
+    result = cli("inspect", str(path))
     assert result.exit_code == 3
     assert "m.hlo:5:1: error: cannot infer the shape of 'r'" in result.output
 

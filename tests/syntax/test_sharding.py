@@ -20,7 +20,7 @@ from hlo_layout.syntax.sharding import (
     instruction_sharding,
     parse_sharding,
 )
-from tests.conftest import corpus_modules, hlo_files
+from tests.support import corpus_modules, hlo_files
 
 
 @cache

@@ -10,7 +10,7 @@ import pytest
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.syntax import parse_file_modules
 from hlo_layout.syntax.stream import ModuleHeader, StreamFallback, stream_items
-from tests.conftest import corpus_id, corpus_modules, hlo_files
+from tests.support import corpus_id, corpus_modules, hlo_files
 
 FILES = hlo_files()
 

@@ -11,7 +11,7 @@ import pytest
 
 from hlo_layout.syntax.parse import parse_modules, read_text
 from hlo_layout.syntax.scan import ScanFallback
-from tests.conftest import corpus_id, hlo_files
+from tests.support import corpus_id, hlo_files
 
 FILES = hlo_files()
 

@@ -10,7 +10,7 @@ import pytest
 
 from hlo_layout.errors import HloSyntaxError
 from hlo_layout.syntax import parse
-from tests.conftest import SAMPLES
+from tests.support import SAMPLES
 
 SAMPLE = (SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt").read_text()
 

@@ -9,11 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from hlo_layout.cli import app
 from hlo_layout.syntax import parse
 from hlo_layout.syntax.printer import print_shape
+from tests.support import Cli
 
 TEXT = """HloModule m
 
@@ -61,12 +60,11 @@ def test_a_compiler_dump_keeps_its_shapes() -> None:
     assert module.entry["send"].shape == module.entry.written_shape(module.entry["send"])
 
 
-def test_streamed_json_equals_the_whole_file_json(tmp_path: Path) -> None:
+def test_streamed_json_equals_the_whole_file_json(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "m.hlo"
     path.write_text(TEXT)
-    runner = CliRunner()
-    whole = runner.invoke(app, ["inspect", str(path), "-f", "json", "--no-stream"])
-    streamed = runner.invoke(app, ["inspect", str(path), "-f", "json", "--stream"])
+    whole = cli("inspect", str(path), "-f", "json", "--no-stream")
+    streamed = cli("inspect", str(path), "-f", "json", "--stream")
     assert whole.exit_code == streamed.exit_code == 0
     assert whole.stdout == streamed.stdout
     (module,) = json.loads(whole.stdout)["modules"]

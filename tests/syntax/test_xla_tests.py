@@ -26,7 +26,7 @@ import pytest
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.syntax import parse_modules, read_text
 from hlo_layout.syntax.scan import ScanFallback
-from tests.conftest import DATA, REPO, hlo_files
+from tests.support import DATA, REPO, hlo_files
 from tests.syntax.xla_conformance import FileResult, check_file, hlo_texts
 
 SUBSET = DATA / "xla-tests"

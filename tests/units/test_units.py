@@ -21,7 +21,7 @@ from hlo_layout.units import (
     ratio_percent,
     round_for_people,
 )
-from tests.conftest import CORPUS
+from tests.support import CORPUS
 
 
 def _xla_human_readable_num_bytes(n: int) -> str:

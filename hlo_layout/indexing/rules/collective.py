@@ -11,7 +11,7 @@ from hlo_layout.indexing.map import IndexingMap
 from hlo_layout.indexing.operand import InstructionIndexing, OperandIndexing
 from hlo_layout.indexing.rules.registry import OpContext, Unsupported, register
 from hlo_layout.indexing.rules.shapes import scalar_map
-from hlo_layout.syntax.opcodes import CONSTANT, IOTA, PARAMETER
+from hlo_layout.syntax.opcodes import ALL_GATHER, ALL_GATHER_START, CONSTANT, IOTA, PARAMETER, SCAN
 from hlo_layout.syntax.shape import TupleShape
 
 
@@ -71,6 +71,6 @@ def _no_operands(ctx: OpContext, output_id: int) -> InstructionIndexing:
     return InstructionIndexing(())
 
 
-register(("all-gather", "all-gather-start"), output_to_input=_all_gather_output_to_input)
-register("scan", output_to_input=_scan_output_to_input, check_ranks=False)
+register((ALL_GATHER, ALL_GATHER_START), output_to_input=_all_gather_output_to_input)
+register(SCAN, output_to_input=_scan_output_to_input, check_ranks=False)
 register((CONSTANT, IOTA, PARAMETER), output_to_input=_no_operands)

@@ -22,7 +22,14 @@ from hlo_layout.indexing.operand import (
 from hlo_layout.indexing.rules.registry import OpContext, Unsupported, register
 from hlo_layout.indexing.rules.shapes import scalar_map
 from hlo_layout.syntax.attrs import int_value
-from hlo_layout.syntax.opcodes import CONSTANT, IOTA, PARAMETER
+from hlo_layout.syntax.opcodes import (
+    CONSTANT,
+    DYNAMIC_SLICE,
+    DYNAMIC_UPDATE_SLICE,
+    GATHER,
+    IOTA,
+    PARAMETER,
+)
 from hlo_layout.syntax.shape import ArrayShape
 from hlo_layout.syntax.tree import Instruction
 
@@ -188,6 +195,6 @@ def _gather_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexi
     return InstructionIndexing.of(rts.operand_indexing(exprs, out.dims), indices_map)
 
 
-register("dynamic-slice", output_to_input=_dynamic_slice_output_to_input)
-register("dynamic-update-slice", output_to_input=_dynamic_update_slice_output_to_input)
-register("gather", output_to_input=_gather_output_to_input)
+register(DYNAMIC_SLICE, output_to_input=_dynamic_slice_output_to_input)
+register(DYNAMIC_UPDATE_SLICE, output_to_input=_dynamic_update_slice_output_to_input)
+register(GATHER, output_to_input=_gather_output_to_input)

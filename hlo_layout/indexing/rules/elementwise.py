@@ -4,7 +4,7 @@ Mirrors XLA's `ComputeOutputToInputCwiseOpIndexing` / `ComputeInputToOutputCwise
 (indexing_analysis.cc) for the opcodes of `HloInstruction::IsOpElementwise`, `map` (whose
 `dimensions` attribute does nothing) and the all-reduce family (on one device an all-reduce reads
 the same element of every replica). The opcode lists are the vocabulary's
-(`syntax/opcodes.ELEMENTWISE`, `ALL_REDUCE`).
+(`syntax/opcodes.ELEMENTWISE`, `ALL_REDUCES`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hlo_layout.indexing.map import IndexingMap
 from hlo_layout.indexing.operand import NO_MAPS, InstructionIndexing
 from hlo_layout.indexing.rules.registry import OpContext, register
 from hlo_layout.indexing.rules.shapes import scalar_map, spread_map
-from hlo_layout.syntax.opcodes import ALL_REDUCE, ASYNC_DONE, ELEMENTWISE
+from hlo_layout.syntax.opcodes import ALL_REDUCES, ASYNC_DONES, ELEMENTWISE
 
 
 def _cwise_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
@@ -42,7 +42,7 @@ def _cwise_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing
 
 def _all_reduce_output_to_input(ctx: OpContext, output_id: int) -> InstructionIndexing:
     """Output k reads operand k at the same index; a single-result all-reduce is elementwise."""
-    if ctx.num_outputs == 1 or ctx.opcode in ASYNC_DONE:
+    if ctx.num_outputs == 1 or ctx.opcode in ASYNC_DONES:
         return _cwise_output_to_input(ctx, output_id)
     identity = IndexingMap.identity(ctx.output_shape(output_id).dims)
     slots = [NO_MAPS] * ctx.num_operands
@@ -52,7 +52,7 @@ def _all_reduce_output_to_input(ctx: OpContext, output_id: int) -> InstructionIn
 
 
 def _all_reduce_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
-    if ctx.num_outputs == 1 or ctx.opcode in ASYNC_DONE:
+    if ctx.num_outputs == 1 or ctx.opcode in ASYNC_DONES:
         return _cwise_input_to_output(ctx, input_id)
     identity = IndexingMap.identity(ctx.operand_shape(input_id).dims)
     slots = [NO_MAPS] * ctx.num_outputs
@@ -67,7 +67,7 @@ register(
     input_to_output=_cwise_input_to_output,
 )
 register(
-    sorted(ALL_REDUCE),
+    sorted(ALL_REDUCES),
     output_to_input=_all_reduce_output_to_input,
     input_to_output=_all_reduce_input_to_output,
 )

@@ -20,6 +20,18 @@ from hlo_layout.indexing.rules.shapes import (
     spread_map,
 )
 from hlo_layout.syntax.attrs import padding_config, slice_ranges
+from hlo_layout.syntax.opcodes import (
+    BITCAST,
+    BROADCAST,
+    CONCATENATE,
+    GET_TUPLE_ELEMENT,
+    PAD,
+    RESHAPE,
+    REVERSE,
+    SLICE,
+    TRANSPOSE,
+    TUPLE,
+)
 from hlo_layout.syntax.shape import ArrayShape, TupleShape
 
 
@@ -329,18 +341,18 @@ def tuple_input_to_output(ctx: OpContext, input_id: int) -> InstructionIndexing:
     return InstructionIndexing(tuple(slots))
 
 
-register("broadcast", output_to_input=broadcast_output_to_input,
+register(BROADCAST, output_to_input=broadcast_output_to_input,
          input_to_output=broadcast_input_to_output)  # fmt: skip
-register("transpose", output_to_input=transpose_output_to_input,
+register(TRANSPOSE, output_to_input=transpose_output_to_input,
          input_to_output=transpose_input_to_output)  # fmt: skip
-register("reverse", output_to_input=reverse_indexing, input_to_output=reverse_indexing)
-register("slice", output_to_input=slice_output_to_input, input_to_output=slice_input_to_output)
-register("concatenate", output_to_input=concatenate_output_to_input,
+register(REVERSE, output_to_input=reverse_indexing, input_to_output=reverse_indexing)
+register(SLICE, output_to_input=slice_output_to_input, input_to_output=slice_input_to_output)
+register(CONCATENATE, output_to_input=concatenate_output_to_input,
          input_to_output=concatenate_input_to_output)  # fmt: skip
-register("pad", output_to_input=pad_output_to_input, input_to_output=pad_input_to_output)
-register("reshape", output_to_input=reshape_output_to_input,
+register(PAD, output_to_input=pad_output_to_input, input_to_output=pad_input_to_output)
+register(RESHAPE, output_to_input=reshape_output_to_input,
          input_to_output=reshape_input_to_output)  # fmt: skip
-register("bitcast", output_to_input=bitcast_output_to_input,
+register(BITCAST, output_to_input=bitcast_output_to_input,
          input_to_output=bitcast_input_to_output)  # fmt: skip
-register("get-tuple-element", output_to_input=get_tuple_element_output_to_input)
-register("tuple", output_to_input=tuple_output_to_input, input_to_output=tuple_input_to_output)
+register(GET_TUPLE_ELEMENT, output_to_input=get_tuple_element_output_to_input)
+register(TUPLE, output_to_input=tuple_output_to_input, input_to_output=tuple_input_to_output)

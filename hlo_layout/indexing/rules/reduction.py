@@ -18,6 +18,7 @@ from hlo_layout.indexing.rules.registry import OpContext, Unsupported, register
 from hlo_layout.indexing.rules.shapes import scalar_map, spread_map
 from hlo_layout.indexing.simplify import remove_unused_symbols, simplify
 from hlo_layout.syntax.attrs import WindowDim, conv_dimension_numbers, window
+from hlo_layout.syntax.opcodes import CONVOLUTION, DOT, REDUCE, REDUCE_WINDOW, SCALED_DOT
 
 # -- reduce -----------------------------------------------------------------------------------
 
@@ -293,8 +294,8 @@ def _scaled_dot_output_to_input(ctx: OpContext, output_id: int) -> InstructionIn
     return InstructionIndexing.of(lhs_map, rhs_map, lhs_scale, rhs_scale)
 
 
-register("reduce", output_to_input=reduce_output_to_input, input_to_output=reduce_input_to_output)
-register("reduce-window", output_to_input=_reduce_window_output_to_input)
-register("convolution", output_to_input=_convolution_output_to_input)
-register("dot", output_to_input=_dot_output_to_input, input_to_output=_dot_input_to_output)
-register("scaled-dot", output_to_input=_scaled_dot_output_to_input)
+register(REDUCE, output_to_input=reduce_output_to_input, input_to_output=reduce_input_to_output)
+register(REDUCE_WINDOW, output_to_input=_reduce_window_output_to_input)
+register(CONVOLUTION, output_to_input=_convolution_output_to_input)
+register(DOT, output_to_input=_dot_output_to_input, input_to_output=_dot_input_to_output)
+register(SCALED_DOT, output_to_input=_scaled_dot_output_to_input)

@@ -18,6 +18,7 @@ from hlo_layout.errors import HloLayoutError
 from hlo_layout.indexing.operand import InstructionIndexing
 from hlo_layout.limits import LimitExceeded
 from hlo_layout.syntax.attrs import int_list, int_value
+from hlo_layout.syntax.opcodes import Registry
 from hlo_layout.syntax.shape import UNBOUNDED, ArrayShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Attribute, Computation, Instruction, Module, Operand
 
@@ -151,7 +152,7 @@ class Rule:
     check_ranks: bool = True
 
 
-RULES: dict[str, Rule] = {}
+RULES: Registry[Rule] = Registry("indexing rules")
 
 
 def register(
@@ -163,9 +164,7 @@ def register(
 ) -> None:
     """Add the rule for one or more opcodes; an opcode is registered once."""
     for opcode in (opcodes,) if isinstance(opcodes, str) else opcodes:
-        if opcode in RULES:
-            raise ValueError(f"indexing rule for '{opcode}' registered twice")
-        RULES[opcode] = Rule(opcode, output_to_input, input_to_output, check_ranks)
+        RULES.add(opcode, Rule(opcode, output_to_input, input_to_output, check_ranks))
 
 
 def output_to_input(ctx: OpContext, output_id: int = 0) -> InstructionIndexing:

@@ -1,4 +1,5 @@
-"""The byte figures of a module for budgets, read off the module memory report.
+"""The byte figures of a module for budgets: read off its footprint (`memory/footprint.py`) and
+its peak (`memory/analysis.py`), the same objects `inspect` and `memory` show.
 
 One definition of "which values count" serves `inspect` and `check`: see NOTE: [which values
 count] in `hlo_layout/memory/footprint.py`. Bytes per memory space are what XLA's buffer
@@ -91,4 +92,7 @@ def figures_of(report: MemoryReport) -> dict[str, Any]:
         "entry_buffers": tuple(params + outputs),
         "allocation_bytes": report.allocations.total_bytes if report.allocations else None,
         "module_peak_bytes": report.peak.peak_bytes if report.peak else None,
+        "backend_note": (
+            report.peak.backend_note if report.peak and report.peak.backend_assumed else ""
+        ),
     }

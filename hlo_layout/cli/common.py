@@ -267,9 +267,21 @@ def say_assumed(assumed: Iterable[tuple[str, str]], lines: list[str] | None = No
 
 
 def emit_json(document: Any) -> None:
-    """JSON on stdout and nothing else there (progress and errors go to stderr)."""
-    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=_ascii_only()))
-    sys.stdout.write("\n")
+    """JSON on stdout and nothing else there (progress and errors go to stderr).
+
+    `json.dumps(document, indent=2)`'s text, written as its encoder yields it (a few thousand
+    pieces at a time): `json.dumps` holds every piece of a long document at once (`memory`'s
+    `values` of a 100,000-leaf tuple parameter: two hundred MB)."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=_ascii_only())
+    write = sys.stdout.write
+    parts: list[str] = []
+    for piece in encoder.iterencode(document):
+        parts.append(piece)
+        if len(parts) >= 1 << 14:
+            write("".join(parts))
+            parts.clear()
+    parts.append("\n")
+    write("".join(parts))
     sys.stdout.flush()
 
 

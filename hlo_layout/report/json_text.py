@@ -33,7 +33,20 @@ def dumps_indented(obj: Any, level: int = 0) -> str:
     return "".join(parts)
 
 
-def _encode(obj: Any, level: int, write: Callable[[str], Any]) -> None:
+#: `_encode` hands its pieces to the sink (and clears them) once it holds this many: a long
+#: list written by `write_document` never exists whole as text.
+_CHUNK = 1 << 14
+
+
+def _encode(
+    obj: Any,
+    level: int,
+    write: Callable[[str], Any],
+    flush: Callable[[], Any] | None = None,
+    splice: Callable[[int], Any] | None = None,
+) -> None:
+    """`dumps_indented`'s pieces, handed to `write`; `flush` (if any) is called between the
+    items of a list or dict, `splice(level)` (if any) writes a `[SPLICE]` list."""
     if isinstance(obj, str):
         write(_encode_str(obj))
     elif obj is None:
@@ -58,11 +71,16 @@ def _encode(obj: Any, level: int, write: Callable[[str], Any]) -> None:
             first = False
             write(_encode_str(key))
             write(": ")
-            _encode(value, level + 1, write)
+            _encode(value, level + 1, write, flush, splice)
+            if flush is not None:
+                flush()
         write("\n" + "  " * level + "}")
     elif isinstance(obj, list | tuple):
         if not obj:
             write("[]")
+            return
+        if splice is not None and len(obj) == 1 and obj[0] == SPLICE:
+            splice(level)
             return
         inner = "\n" + "  " * (level + 1)
         write("[")
@@ -70,7 +88,9 @@ def _encode(obj: Any, level: int, write: Callable[[str], Any]) -> None:
         for value in obj:
             write(inner if first else "," + inner)
             first = False
-            _encode(value, level + 1, write)
+            _encode(value, level + 1, write, flush, splice)
+            if flush is not None:
+                flush()
         write("\n" + "  " * level + "]")
     else:
         raise TypeError(f"not JSON: {type(obj).__name__}")
@@ -83,29 +103,35 @@ def write_document(
 ) -> None:
     """Write `skeleton` as indented JSON plus a newline, replacing the n-th `[SPLICE]` list by
     the items `fill(n)` yields: each item is the pieces of its text, encoded at the list's
-    depth + 1; `fill(n)` yields at least one item."""
-    text = dumps_indented(skeleton)
-    marker = _encode_str(SPLICE)
+    depth + 1; `fill(n)` yields at least one item. The skeleton's own text is written as it is
+    encoded, `_CHUNK` pieces at a time (its lists may be long: a wide tuple parameter's leaves)."""
+    parts: list[str] = []
+    write = parts.append
     n = 0
-    pos = 0
-    while True:
-        at = text.find(marker, pos)
-        if at < 0:
-            break
-        line_start = text.rfind("\n", 0, at) + 1
-        indent = text[line_start:at]
-        out.write(text[pos:line_start])
+
+    def flush() -> None:
+        if len(parts) >= _CHUNK:
+            out.write("".join(parts))
+            parts.clear()
+
+    def splice(level: int) -> None:
+        nonlocal n
+        out.write("".join(parts))
+        parts.clear()
+        indent = "  " * (level + 1)
+        out.write("[\n")
         first = True
         for item in fill(n):
             out.write(("" if first else ",\n") + indent)
             for piece in item:
                 out.write(piece)
             first = False
-        out.write("\n")
+        out.write("\n" + "  " * level + "]")
         n += 1
-        pos = at + len(marker) + 1  # past the marker and its newline
-    out.write(text[pos:])
-    out.write("\n")
+
+    _encode(skeleton, 0, write, flush, splice)
+    parts.append("\n")
+    out.write("".join(parts))
 
 
 __all__ = ["SPLICE", "dumps_indented", "encode_str", "write_document"]

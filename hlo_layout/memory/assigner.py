@@ -200,8 +200,16 @@ class BufferAssigner:
         return hit
 
     # -- allocations -----------------------------------------------------------------------------
-    def _new(self, buffer: list[HloValue], kind: str, size: int) -> Allocation:
-        a = Allocation(len(self.allocations), size, self.color[buffer[0].id], kind)
+    def _new(
+        self, buffer: list[HloValue], kind: str, size: int, *, parameter_aliased: bool = False
+    ) -> Allocation:
+        a = Allocation(
+            len(self.allocations), size, self.color[buffer[0].id], kind, parameter_aliased
+        )
+        if not a.reusable:
+            # Nothing is placed in it later, so its values' ranges are never read: one list
+            # and a tuple per parameter leaf saved (NOTE: [value memory] in memory/dataflow.py).
+            a.ranges = _NO_RANGES
         self.allocations.append(a)
         for v in buffer:
             self._add(a, v, 0)
@@ -212,7 +220,7 @@ class BufferAssigner:
         r = self.lr.ranges.get(v.id)
         if r is None:
             a.unranged = True
-        else:
+        elif a.ranges is not _NO_RANGES:
             bisect.insort(a.ranges, (r.start, r.end, v.id))
             self._reuse.add_range(a, r.start, r.end)
         self.allocation_of_value[v.id] = a
@@ -319,8 +327,7 @@ class BufferAssigner:
                 return
             if v.instruction.opcode == PARAMETER and v.computation is entry:
                 aliased = self.alias.is_donated(v.instruction.parameter_number or 0, v.index)
-                a = self._new(buffer, "parameter", size)
-                a.parameter_aliased = aliased
+                a = self._new(buffer, "parameter", size, parameter_aliased=aliased)
                 if aliased:
                     allocation_indices.append(a.index)
                     self._reuse.register(a)
@@ -444,9 +451,9 @@ class BufferAssigner:
         if r1.start > r2.end or r2.start > r1.end:
             return False
         if r1.end == r2.start:
-            return not self._share_as_operand(b2, r1.end_position)
+            return not self._share_as_operand(b2, r1.end_position or b1.defining_position)
         if r2.end == r1.start:
-            return not self._share_as_operand(b1, r2.end_position)
+            return not self._share_as_operand(b1, r2.end_position or b2.defining_position)
         return True
 
     def _share_as_operand(self, user: HloValue, end_position: tuple) -> bool:

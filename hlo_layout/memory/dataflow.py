@@ -15,7 +15,7 @@ top-level value and is a position of the element's values, as in XLA.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
 from hlo_layout import limits
@@ -105,11 +105,22 @@ def subshape(shape: Shape, index: Index) -> Shape | None:
     return shape
 
 
+#: (computation, instruction, index): where a value is.
+Position = tuple[Computation, Instruction, Index]
+#: (computation, user, operand number, operand index): a value read.
+Use = tuple[Computation, Instruction, int, Index]
+
+
 @dataclass(eq=False, slots=True)
 class HloValue:
     """One value: defined at (instruction, index) in a computation; `positions` are every
     (computation, instruction, index) holding it (the defining one first); `uses` are
-    (computation, user, operand number, operand index)."""
+    (computation, user, operand number, operand index).
+
+    NOTE: [value memory] A wide tuple makes a value per leaf (a 100,000-leaf parameter, 100,000
+    values), so a value holds no object of its own it can do without: the defining position is
+    a flag (`at_definition`), not a tuple in a list, and a value with no other position or no
+    use shares the empty tuple (`_positions_and_uses` makes a list on the first one)."""
 
     id: int
     computation: Computation
@@ -117,9 +128,23 @@ class HloValue:
     index: Index
     shape: Shape
     is_phi: bool = False
-    positions: list[tuple[Computation, Instruction, Index]] = field(default_factory=list)
-    uses: list[tuple[Computation, Instruction, int, Index]] = field(default_factory=list)
+    #: Whether the defining (computation, instruction, index) is one of `positions`.
+    at_definition: bool = False
+    #: `positions` but the defining one, in the order found.
+    other_positions: list[Position] | tuple[()] = ()
+    uses: list[Use] | tuple[()] = ()
     live_out: bool = False
+
+    @property
+    def positions(self) -> list[Position]:
+        """Every position, the defining one first (made on each call)."""
+        if self.at_definition:
+            return [self.defining_position, *self.other_positions]
+        return list(self.other_positions)
+
+    @property
+    def defining_position(self) -> Position:
+        return (self.computation, self.instruction, self.index)
 
     @property
     def label(self) -> str:
@@ -135,23 +160,26 @@ _Building = dict[Index, tuple[HloValue, ...]]
 _NO_SETS: dict[str, ValueSet] = {}  # the sets of a computation never evaluated
 
 
-class _One(Mapping[Index, tuple[HloValue, ...]]):
-    """The value set of an instruction holding only its one own value, most instructions: a
-    dict and a tuple for each cost four times this (a GPU dump's analysis keeps thousands)."""
+class _Single(Mapping[Index, tuple[HloValue, ...]]):
+    """A value set with one index: a dict of one entry costs four times this (a GPU dump's
+    analysis keeps thousands, a wide tuple's get-tuple-elements one each)."""
 
-    __slots__ = ("_index", "_value")
+    __slots__ = ("_index", "_item")
 
-    def __init__(self, value: HloValue) -> None:
-        self._index = value.index
-        self._value = value
+    def __init__(self, index: Index, item: Any) -> None:
+        self._index = index
+        self._item = item
+
+    def _values(self) -> tuple[HloValue, ...]:
+        return cast(tuple[HloValue, ...], self._item)
 
     def __getitem__(self, index: Index) -> tuple[HloValue, ...]:
         if index == self._index:
-            return (self._value,)
+            return self._values()
         raise KeyError(index)
 
     def get(self, index: Index, default: Any = None) -> Any:
-        return (self._value,) if index == self._index else default
+        return self._values() if index == self._index else default
 
     def __contains__(self, index: object) -> bool:
         return index == self._index
@@ -163,13 +191,64 @@ class _One(Mapping[Index, tuple[HloValue, ...]]):
         return 1
 
     def items(self) -> Any:
-        return ((self._index, (self._value,)),)
+        return ((self._index, self._values()),)
 
     def values(self) -> Any:
-        return ((self._value,),)
+        return (self._values(),)
 
     def keys(self) -> Any:
         return (self._index,)
+
+
+class _One(_Single):
+    """The value set of an instruction holding only its one own value, most instructions (the
+    1-tuple is made when read, not kept)."""
+
+    __slots__ = ()
+
+    def __init__(self, value: HloValue) -> None:
+        super().__init__(value.index, value)
+
+    def _values(self) -> tuple[HloValue, ...]:
+        return (self._item,)
+
+
+class _Own(Mapping[Index, tuple[HloValue, ...]]):
+    """The value set of an instruction holding only its own values, one per index (a tuple
+    parameter's leaves): the index -> place dict is shared by the instructions of one opcode and
+    shape, so a set costs a list slot per value, not a dict entry and a 1-tuple (NOTE: [value
+    memory])."""
+
+    __slots__ = ("_keys", "_own")
+
+    def __init__(self, keys: dict[Index, int], own: list[HloValue]) -> None:
+        self._keys = keys
+        self._own = own
+
+    def __getitem__(self, index: Index) -> tuple[HloValue, ...]:
+        return (self._own[self._keys[index]],)
+
+    def get(self, index: Index, default: Any = None) -> Any:
+        k = self._keys.get(index)
+        return default if k is None else (self._own[k],)
+
+    def __contains__(self, index: object) -> bool:
+        return index in self._keys
+
+    def __iter__(self) -> Iterator[Index]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def items(self) -> Any:
+        return zip(self._keys, self.values())
+
+    def values(self) -> Any:
+        return ((v,) for v in self._own)
+
+    def keys(self) -> Any:
+        return self._keys.keys()
 
 
 #: One computation's evaluation: yields (callee, parameter sets), is sent the callee's root set.
@@ -198,7 +277,9 @@ class DataflowAnalysis:
         #: computation name -> instruction name -> value set (nested, not keyed by pairs: a
         #: pair per instruction cost more than its set).
         self.sets: dict[str, dict[str, ValueSet]] = {}
-        self._defined_at: dict[tuple[str, str], list[HloValue]] = {}
+        #: (computation, instruction) -> the values it defines and, when they are exactly one
+        #: per index of their opcode's and shape's memo, its shared index -> place dict (`_Own`).
+        self._defined_at: dict[tuple[str, str], tuple[list[HloValue], dict[Index, int] | None]] = {}
         self.kinds = computation_kinds(module)
         #: The computations holding buffers (kind `global`), in module order.
         self.global_computations = [
@@ -212,7 +293,7 @@ class DataflowAnalysis:
             if seq is not c.instructions:
                 self.sequences[c.name] = seq
         self.callee_of: dict[str, tuple[Computation, Instruction]] = {}
-        self._split: dict[int, tuple[ValueSet, dict[int, _Building]]] = {}
+        self._split: dict[int, tuple[ValueSet, dict[int, _Building | tuple[Index, Any]]]] = {}
         #: Per while: (init, body parameter, condition parameter, body root, result) sets.
         self.while_sets: list[tuple[ValueSet, ValueSet, ValueSet, ValueSet, ValueSet]] = []
         #: `_through`'s answers by (body, shape), and how many loops' pass 1 are under way.
@@ -224,6 +305,7 @@ class DataflowAnalysis:
         self._positions_and_uses()
         self._split.clear()
         self._defined_at.clear()  # read while evaluating only
+        _SUBSHAPES.clear()  # a wide shape's leaves: the values hold the indices they need
 
     def _check_flattened_size(self) -> None:
         """Refuse, at the call where it happens, a call graph that flattens to more than
@@ -266,10 +348,14 @@ class DataflowAnalysis:
         values, defined_at, entry = self.values, self._defined_at, self.entry
         # What an (opcode, shape, param_defines) defines, asked once per distinct triple: the
         # parser shares one shape object per distinct shape text (the entry keeps it alive).
-        memo: dict[tuple[str, int, bool], tuple[Shape, list[tuple[Index, Shape]]]] = {}
+        memo: dict[
+            tuple[str, int, bool], tuple[Shape, list[tuple[Index, Shape]], dict[Index, int]]
+        ] = {}
         thread_local = self.thread_local_values
 
-        def defined(i: Instruction, param_defines: bool) -> list[tuple[Index, Shape]]:
+        def defined(
+            i: Instruction, param_defines: bool
+        ) -> tuple[list[tuple[Index, Shape]], dict[Index, int]]:
             shape, op = i.shape, i.opcode
             if op == ASYNC_UPDATE and len(i.operands) > 1:
                 op = ASYNC_START  # libtpu's SparseCore form (`_steps`): defines as one
@@ -281,17 +367,18 @@ class DataflowAnalysis:
                     for index, s in subshapes(shape)
                     if defines_value(op, index, s, param_defines=param_defines)
                 ]
-                hit = memo[key] = (shape, own)
-            return hit[1]
+                keys = {index: k for k, (index, _) in enumerate(own)} if len(own) > 1 else {}
+                hit = memo[key] = (shape, own, keys)
+            return hit[1], hit[2]
 
         kinds = self.kinds
         for c in self.module.computations_in({n for n, k in kinds.items() if k == "thread_local"}):
             for i in c.instructions:
-                thread_local.extend([(i.opcode, s) for _, s in defined(i, True)])
+                thread_local.extend([(i.opcode, s) for _, s in defined(i, True)[0]])
         for c in self.global_computations:
             param_defines = c is entry
             for i in self.sequence(c):
-                own = defined(i, param_defines)
+                own, keys = defined(i, param_defines)
                 if not own:
                     continue
                 n = len(values)
@@ -305,9 +392,9 @@ class DataflowAnalysis:
                 where = (c.name, i.name)
                 found = defined_at.get(where)
                 if found is None:
-                    defined_at[where] = mine
-                else:
-                    found.extend(mine)
+                    defined_at[where] = (mine, keys if len(keys) == len(mine) else None)
+                else:  # a name defined twice: its values are found by index (`_steps`)
+                    defined_at[where] = (found[0] + mine, None)
 
     def sequence(self, c: Computation) -> Sequence[Instruction]:
         """`c`'s instructions in schedule order, folded get-tuple-elements put back."""
@@ -329,20 +416,32 @@ class DataflowAnalysis:
             return self._element(vs, op.index)
         return vs
 
-    def _element(self, vs: ValueSet, k: int) -> _Building:
-        """The value set of element k of a tuple's value set (a new dict).
+    def _element(self, vs: ValueSet, k: int) -> ValueSet:
+        """The value set of element k of a tuple's value set (shared: not to be changed).
 
         A tuple's set is split by first index once (cached by identity; sets are not changed
         once stored): reading each element by filtering the whole set made a loop carrying a
         tuple of n elements cost n * n."""
         hit = self._split.get(id(vs))
         if hit is None or hit[0] is not vs:
-            split: dict[int, _Building] = {}
+            # An element of one index is kept as (index, values), made a dict if another comes.
+            split: dict[int, _Building | tuple[Index, Any]] = {}
             for idx, v in vs.items():
                 if idx:
-                    split.setdefault(idx[0], {})[idx[1:]] = v
+                    got = split.get(idx[0])
+                    if got is None:
+                        split[idx[0]] = (idx[1:], v)
+                    elif isinstance(got, tuple):
+                        split[idx[0]] = {got[0]: got[1], idx[1:]: v}
+                    else:
+                        got[idx[1:]] = v
             hit = self._split[id(vs)] = (vs, split)
-        return dict(hit[1].get(k, {}))
+        got = hit[1].get(k)
+        if got is None:
+            return {}
+        if isinstance(got, tuple):
+            return _Single(*got)
+        return got
 
     def _evaluate(self, c: Computation, params: list[ValueSet] | None) -> ValueSet:
         """Value sets of every instruction of `c`; `params` give a callee's parameter sets.
@@ -363,13 +462,16 @@ class DataflowAnalysis:
                 n = i.parameter_number or 0
                 sets[key] = dict(params[n]) if n < len(params) else {}
                 continue
-            defined = self._defined_at.get((c.name, key))
+            found = self._defined_at.get((c.name, key))
+            defined = found[0] if found is not None else None
             rule = rules.get(op)
             if rule is None:  # most instructions: their own values and no others
                 if defined is None:
                     sets[key] = {}
                 elif len(defined) == 1:
                     sets[key] = _One(defined[0])
+                elif found is not None and found[1] is not None:
+                    sets[key] = _Own(found[1], defined)
                 else:
                     sets[key] = {v.index: (v,) for v in defined}
                 continue
@@ -558,12 +660,18 @@ class DataflowAnalysis:
                 if vs:
                     live_out = c is entry and i is root
                     for index, values in vs.items():
-                        position = (c, i, index)
+                        position = None
                         for v in values:
                             if v.instruction is i and v.index == index and v.computation is c:
-                                v.positions.insert(0, position)
+                                v.at_definition = True
                             else:
-                                v.positions.append(position)
+                                if position is None:
+                                    position = (c, i, index)
+                                others = v.other_positions
+                                if others:
+                                    cast(list, others).append(position)
+                                else:
+                                    v.other_positions = [position]
                             if live_out:
                                 v.live_out = True
                 op = i.opcode
@@ -581,12 +689,20 @@ class DataflowAnalysis:
                         if top is not None:
                             top_use: tuple[Computation, Instruction, int, Index] = (c, i, k, ())
                             for v in top:
-                                v.uses.append(top_use)
+                                _use(v, top_use)
                         continue
                     for index, values in ovs.items():
                         use = (c, i, k, index)
                         for v in values:  # one HloUse per (user, operand, index): no duplicates
-                            v.uses.append(use)
+                            _use(v, use)
+
+
+def _use(v: HloValue, use: Use) -> None:
+    """Add a use (a list made on the first: NOTE: [value memory])."""
+    if v.uses:
+        cast(list, v.uses).append(use)
+    else:
+        v.uses = [use]
 
 
 def defines_value(opcode: str, index: Index, shape: Shape, *, param_defines: bool) -> bool:
@@ -707,7 +823,7 @@ def _get_tuple_element(
 ) -> tuple[_Building, bool]:
     if not i.operands:
         return {}, False
-    return df._element(df._operand_set(c, i, 0), _tuple_index(i)), False
+    return cast(_Building, df._element(df._operand_set(c, i, 0), _tuple_index(i))), True
 
 
 @_plain(TUPLE)

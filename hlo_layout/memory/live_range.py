@@ -32,8 +32,9 @@ from hlo_layout.syntax.tree import Computation, Instruction
 class TimeBound:
     start: int
     end: int
-    #: (computation, instruction, index) of the position that ends the range (GetLastPosition).
-    end_position: tuple
+    #: (computation, instruction, index) of the position that ends the range (GetLastPosition);
+    #: None for the value's defining position (`HloValue.defining_position`, not kept twice).
+    end_position: tuple | None
 
 
 class LiveRange:
@@ -180,10 +181,13 @@ class LiveRange:
                 if done is not None:
                     definition_end = max(definition_end, done)
             end = definition_end
-            positions = v.positions
-            end_position = positions[0] if positions else (c, i, v.index)
-            if len(positions) > 1:
-                for pos in positions[1:]:
+            # The first position (the defining one, when it is one) ends it unless a later does.
+            rest = v.other_positions
+            end_position = None
+            if rest and not v.at_definition:
+                end_position, rest = rest[0], rest[1:]
+            if rest:
+                for pos in rest:
                     pc, pi, _ = pos
                     if roots.get(pc.name) is pi:
                         if pc.name not in spans:

@@ -460,7 +460,8 @@ class DataflowAnalysis:
             op = i.opcode
             if op == PARAMETER and params is not None:
                 n = i.parameter_number or 0
-                sets[key] = dict(params[n]) if n < len(params) else {}
+                # Shared, not copied: a set passed to a callee is not changed afterwards.
+                sets[key] = params[n] if n < len(params) else {}
                 continue
             found = self._defined_at.get((c.name, key))
             defined = found[0] if found is not None else None

@@ -79,6 +79,27 @@ _WIDE_TUPLE = _module(
     "  p = (" + ", ".join(["f32[]"] * 20_000) + ") parameter(0)\n"
     "  ROOT g = f32[] get-tuple-element(p), index=0"
 )
+
+
+def _wide_parameter(leaves: int = 100_000, through: str = "") -> str:
+    """An entry parameter of `leaves` f32[8] leaves (700 KB of text), a value and an allocation
+    each; `through` = "while" passes it through a loop whose body copies it."""
+    shape = "(" + ", ".join(["f32[8]"] * leaves) + ")"
+    if through != "while":
+        return _module(
+            f"  p = {shape} parameter(0)\n  ROOT g = f32[8] get-tuple-element(p), index=0",
+            "HloModule m, is_scheduled=true",
+        )
+    return (
+        "HloModule m, is_scheduled=true\n"
+        f"body {{\n  bp = {shape} parameter(0)\n  ROOT bc = {shape} copy(bp)\n}}\n"
+        f"cond {{\n  cp = {shape} parameter(0)\n  ROOT k = pred[] constant(false)\n}}\n"
+        f"ENTRY e {{\n  p = {shape} parameter(0)\n"
+        f"  w = {shape} while(p), condition=cond, body=body\n"
+        "  ROOT g = f32[8] get-tuple-element(w), index=0\n}\n"
+    )
+
+
 _HUGE_BYTES_BODY = "\n".join(f"  p{i} = f32[{2**62}] parameter({i})" for i in range(64))
 _HUGE_BYTES = _module(
     _HUGE_BYTES_BODY
@@ -294,6 +315,36 @@ FAMILIES: tuple[Family, ...] = (
         ["memory", "{}"],
         codes=(0,),
         max_seconds=5.0,
+    ),
+    # A value per leaf: the analysis' memory per value (NOTE: [value memory] in
+    # memory/dataflow.py) and the JSON writers' (they stream the long lists).
+    Family(
+        "a 100,000-leaf tuple parameter through memory",
+        _wide_parameter,
+        ["memory", "{}"],
+        codes=(0,),
+        max_seconds=30.0,
+    ),
+    Family(
+        "a 100,000-leaf tuple parameter through memory --format json",
+        _wide_parameter,
+        ["memory", "{}", "--format", "json"],
+        codes=(0,),
+        max_seconds=30.0,
+    ),
+    Family(
+        "a 100,000-leaf tuple parameter through inspect --format json",
+        _wide_parameter,
+        ["inspect", "{}", "--format", "json"],
+        codes=(0,),
+        max_seconds=30.0,
+    ),
+    Family(
+        "a 100,000-leaf tuple through a while loop, through memory",
+        lambda: _wide_parameter(through="while"),
+        ["memory", "{}"],
+        codes=(0,),
+        max_seconds=30.0,
     ),
     Family(
         "5,000-digit dimension",

@@ -34,6 +34,8 @@ from hlo_layout.syntax.shape import ArrayShape, Shape
 from hlo_layout.syntax.tree import Instruction, Module
 
 SCHEMA_VERSION = 2
+#: A buffer's place in its allocation: (start, end, offset, size, row).
+_Place = tuple[int, int, int, int, int]
 #: At most this many numbers per memory space in `timeline` (max-pooled beyond).
 TIMELINE_POINTS = 2000
 
@@ -536,10 +538,12 @@ def _analyze(
     #: get allocations of their own, folded into the temp allocation): live bytes leave them
     #: out too, so they never exceed the headline.
     tables_uncounted = be.name == "tpu"
-    #: Per allocation, its buffers' (start, end, offset, size, row): see _shared_steps.
+    #: Buffer number -> its row (read for concat views only).
     row_of_buffer: dict[int, int] = {}
     views: list[tuple[int, HloValue]] = []  # rows laid over their operands (concat views)
-    places: dict[int, list[tuple[int, int, int, int, int]]] = {}
+    #: Per allocation, its buffers' (start, end, offset, size, row), see _shared_steps: the
+    #: first alone, a list once there are two (most allocations hold one buffer).
+    places: dict[int, _Place | list[_Place]] = {}
 
     def record(v: HloValue, start: int, end: int) -> str:
         """Fill value v's row; its allocation's kind."""
@@ -585,13 +589,12 @@ def _analyze(
         d = diffs.get(color)
         if d is None:  # not setdefault: its default list would be built for every buffer
             d = diffs[color] = [0] * (n_steps + 1)
-        place = None
-        if alloc is not None:
-            place = places.get(alloc.index)
-            if place is None:
-                place = places[alloc.index] = []
+        # An allocation nothing is placed in after its buffer (not reusable) holds one buffer:
+        # no other's memory to take over (`_shared_steps`).
+        placed = alloc.index if alloc is not None and alloc.reusable else None
         offset = alloc.values.get(rep.id, 0) if alloc is not None else 0
-        row_of_buffer[n] = len(bc.start)
+        if be.concat_views:
+            row_of_buffer[n] = len(bc.start)
         if (
             be.concat_views
             and rep.instruction.opcode == CUSTOM_CALL
@@ -602,8 +605,15 @@ def _analyze(
         for s, e in spans or ((start, end),):
             d[s] += size
             d[min(e, n_steps - 1) + 1] -= size
-            if place is not None:
-                place.append((s, e, offset, size, len(bc.start)))
+            if placed is not None:
+                p = (s, e, offset, size, len(bc.start))
+                got = places.get(placed)
+                if got is None:
+                    places[placed] = p
+                elif isinstance(got, tuple):
+                    places[placed] = [got, p]
+                else:
+                    got.append(p)
         bc.start.append(start)
         bc.end.append(end)
         bc.color.append(color)
@@ -696,7 +706,7 @@ def _analyze(
 
 
 def _shared_steps(
-    places: dict[int, list[tuple[int, int, int, int, int]]],
+    places: dict[int, _Place | list[_Place]],
     colors: list[int],
     diffs: dict[int, list[int]],
 ) -> dict[int, int]:
@@ -710,7 +720,7 @@ def _shared_steps(
     their last step, and that step: `live_at` leaves them out there."""
     taken: dict[int, int] = {}
     for place in places.values():
-        if len(place) < 2:
+        if not isinstance(place, list):  # one place: nothing to share
             continue
         starting: dict[int, list[tuple[int, int, int, int, int]]] = {}
         for p in place:

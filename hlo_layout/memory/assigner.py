@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 from hlo_layout.layout.size import array_bytes
 from hlo_layout.memory.alias import AliasAnalysis
@@ -105,7 +106,8 @@ class Allocation:
     kind: str  # parameter | constant | output | temp | thread_local | tuple
     parameter_aliased: bool = False
     live_out: bool = False
-    values: dict[int, int] = field(default_factory=dict)
+    #: A dict, or a `_OneValue` for an allocation that holds one value and is not `reusable`.
+    values: Mapping[int, int] = field(default_factory=dict)
     #: Live ranges of the values placed, sorted by (start, end): pairwise they only touch, so
     #: ends are sorted too and an interference check reads only the neighbours (see _maybe_assign).
     ranges: list[tuple[int, int, int]] = field(default_factory=list)
@@ -125,6 +127,31 @@ class Allocation:
     @property
     def preallocated_temp(self) -> bool:
         return self.kind not in ("parameter", "constant", "thread_local") and not self.live_out
+
+
+class _OneValue(Mapping[int, int]):
+    """`Allocation.values` of an allocation holding one value at offset 0 that nothing joins
+    later (a parameter leaf, a constant): a dict of one entry costs four times this (NOTE:
+    [value memory] in memory/dataflow.py)."""
+
+    __slots__ = ("_id",)
+
+    def __init__(self, vid: int) -> None:
+        self._id = vid
+
+    def __getitem__(self, vid: int) -> int:
+        if vid == self._id:
+            return 0
+        raise KeyError(vid)
+
+    def __contains__(self, vid: object) -> bool:
+        return vid == self._id
+
+    def __iter__(self) -> Iterator[int]:
+        return iter((self._id,))
+
+    def __len__(self) -> int:
+        return 1
 
 
 #: The values and ranges of every thread-local allocation (a GPU dump has tens of thousands):
@@ -210,13 +237,16 @@ class BufferAssigner:
             # Nothing is placed in it later, so its values' ranges are never read: one list
             # and a tuple per parameter leaf saved (NOTE: [value memory] in memory/dataflow.py).
             a.ranges = _NO_RANGES
+            if len(buffer) == 1:
+                a.values = _OneValue(buffer[0].id)
         self.allocations.append(a)
         for v in buffer:
             self._add(a, v, 0)
         return a
 
     def _add(self, a: Allocation, v: HloValue, offset: int) -> None:
-        a.values[v.id] = offset
+        if not isinstance(a.values, _OneValue):  # else `_new` placed it
+            cast(dict[int, int], a.values)[v.id] = offset
         r = self.lr.ranges.get(v.id)
         if r is None:
             a.unranged = True
@@ -751,14 +781,15 @@ class BufferAssigner:
                 )
             self.heaps[color] = SpaceHeap(color, result.heap_size, peak)
             del events
-            a = Allocation(len(self.allocations), result.heap_size, color, "temp")
+            placed: dict[int, int] = {}
+            a = Allocation(len(self.allocations), result.heap_size, color, "temp", values=placed)
             self.allocations.append(a)
             for vid, off in result.offsets.items():
-                a.values[vid] = off
+                placed[vid] = off
                 self.allocation_of_value[vid] = a
             for vid in ids:
-                if vid not in a.values:
-                    a.values[vid] = 0
+                if vid not in placed:
+                    placed[vid] = 0
                     self.allocation_of_value[vid] = a
 
     def _combine(self) -> None:

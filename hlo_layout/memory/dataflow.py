@@ -81,17 +81,17 @@ def subshapes(shape: Shape) -> list[tuple[Index, Shape]]:
 
 
 def _subshapes(shape: Shape) -> list[tuple[Index, Shape]]:
+    """A stack, not a recursive closure: the closure's cycle would keep `out` (a pair per leaf)
+    alive until the collector runs, and the memory analysis runs with it paused."""
     out: list[tuple[Index, Shape]] = []
-
-    def walk(s: Shape, index: Index) -> None:
+    stack: list[tuple[Shape, Index]] = [(shape, ())]
+    while stack:
+        s, index = stack.pop()
         if isinstance(s, BufferShape):
             s = s.element
         out.append((index, s))
         if isinstance(s, TupleShape):
-            for k, e in enumerate(s.elements):
-                walk(e, (*index, k))
-
-    walk(shape, ())
+            stack.extend((e, (*index, k)) for k, e in reversed(list(enumerate(s.elements))))
     return out
 
 

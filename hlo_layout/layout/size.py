@@ -278,8 +278,22 @@ def footprint(shape: Shape) -> Footprint:
         return Footprint((array_bytes(shape),))
     if isinstance(shape, TokenShape):
         return Footprint(())
+    # The figures once per distinct leaf object (the parser shares one per shape text), not
+    # through array_bytes' cache per (leaf, index): a 100,000-leaf tuple filled its 65,536
+    # entries, kept for the process.
+    arrays = []
+    seen: dict[int, ArrayBytes] = {}
+    for index, leaf in shape.leaves():
+        one = seen.get(id(leaf))
+        if one is None:
+            one = seen[id(leaf)] = array_bytes(leaf)
+        arrays.append(
+            ArrayBytes(
+                index, leaf, one.logical_bytes, one.physical_bytes, one.memory_space, one.unknown
+            )
+        )
     return Footprint(
-        tuple(array_bytes(leaf, index) for index, leaf in shape.leaves()),
+        tuple(arrays),
         pointer_table_bytes(shape),
         POINTER_BYTES * _opaque_count(shape),
     )

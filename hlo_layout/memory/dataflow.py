@@ -57,6 +57,7 @@ from hlo_layout.syntax.opcodes import (
     WHILE_KEYS,
     Registry,
 )  # fmt: skip
+from hlo_layout.syntax.scan import attribute_pairs
 from hlo_layout.syntax.shape import BufferShape, Shape, TupleShape
 from hlo_layout.syntax.tree import Computation, Instruction, Module
 
@@ -742,7 +743,16 @@ def _loop_callees(i: Instruction) -> tuple[str, str]:
 
 
 def _tuple_index(i: Instruction) -> int:
-    a = i.attr("index")
+    """A get-tuple-element's `index`, read from the scanner's spans where it is plain digits:
+    making the instruction's Attribute objects for it cost a wide tuple's get-tuple-elements
+    a few hundred bytes each, kept (NOTE: [value memory])."""
+    for key, raw in attribute_pairs(i.attributes):
+        if key == "index":
+            text = raw.strip()
+            if text.isascii() and text.isdigit() and len(text) < 19:
+                return int(text)
+            break
+    a = i.attr("index")  # anything else: as the attribute reader says (and where it errs)
     return int_value(a) if a is not None else 0
 
 

@@ -13,7 +13,7 @@ fragments, several times faster again.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 #: A str as JSON with ensure_ascii=False (the C encoder's).
@@ -23,6 +23,23 @@ _float_repr = json.encoder.JSONEncoder().encode
 
 #: A list holding only this string marks where `write_document` splices streamed items in.
 SPLICE = "\x00splice\x00"
+
+
+class Mapped:
+    """A list `write_document` writes as `[make(x) for x in items]`, making each item as it is
+    written (a wide tuple parameter's leaves: a dict each would all exist at once)."""
+
+    __slots__ = ("items", "make")
+
+    def __init__(self, items: Sequence[Any], make: Callable[[Any], Any]) -> None:
+        self.items = items
+        self.make = make
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(self.make, self.items)
 
 
 def dumps_indented(obj: Any, level: int = 0) -> str:
@@ -75,11 +92,11 @@ def _encode(
             if flush is not None:
                 flush()
         write("\n" + "  " * level + "}")
-    elif isinstance(obj, list | tuple):
-        if not obj:
+    elif isinstance(obj, list | tuple | Mapped):
+        if not len(obj):
             write("[]")
             return
-        if splice is not None and len(obj) == 1 and obj[0] == SPLICE:
+        if splice is not None and type(obj) is list and len(obj) == 1 and obj[0] == SPLICE:
             splice(level)
             return
         inner = "\n" + "  " * (level + 1)
@@ -134,4 +151,4 @@ def write_document(
     out.write("".join(parts))
 
 
-__all__ = ["SPLICE", "dumps_indented", "encode_str", "write_document"]
+__all__ = ["SPLICE", "Mapped", "dumps_indented", "encode_str", "write_document"]

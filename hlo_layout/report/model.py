@@ -24,7 +24,13 @@ from hlo_layout.memory.footprint import (
     ShapeFacts,
     memory_report,
 )
-from hlo_layout.report.json_text import SPLICE, dumps_indented, encode_str, write_document
+from hlo_layout.report.json_text import (
+    SPLICE,
+    Mapped,
+    dumps_indented,
+    encode_str,
+    write_document,
+)
 from hlo_layout.syntax.index import CALLS_RE
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS, FUSION
 from hlo_layout.syntax.scan import attribute_pairs, splitter, tail_mentions
@@ -543,14 +549,20 @@ def peak_json(report: MemoryReport) -> dict[str, Any] | None:
     }
 
 
-def memory_json(report: MemoryReport) -> dict[str, Any]:
+def memory_json(report: MemoryReport, *, lazy: bool = False) -> dict[str, Any]:
     """The per-module memory keys: `entry_parameters`, `entry_outputs`,
     `entry_output_table_bytes`, `totals` (per memory space), `largest_buffers` (with
     `buffer_count`), `padding_groups` (with reasons), `peak` (null for one computation) and,
-    with a buffer assignment, `buffer_assignment`: everything the text view shows."""
+    with a buffer assignment, `buffer_assignment`: everything the text view shows. `lazy`: the
+    entry lists as `Mapped` rows, for `write_document` (a leaf's object made as it is written).
+    """
+    params: Any = Mapped(report.entry_parameters, leaf_json)
+    outputs: Any = Mapped(report.entry_outputs, leaf_json)
+    if not lazy:
+        params, outputs = list(params), list(outputs)
     out: dict[str, Any] = {
-        "entry_parameters": [leaf_json(r) for r in report.entry_parameters],
-        "entry_outputs": [leaf_json(r) for r in report.entry_outputs],
+        "entry_parameters": params,
+        "entry_outputs": outputs,
         "entry_output_table_bytes": report.output_pointer_table_bytes,
         "totals": [
             {
@@ -585,14 +597,14 @@ def module_head(
     has_computations: bool,
 ) -> dict[str, Any]:
     """One module object of `inspect --format json`, its computations left as a splice marker
-    (`write_inspect_json` writes them in place)."""
+    (`write_inspect_json` writes them in place), its entry lists `Mapped`: for `write_document`."""
     return {
         "module": module_name,
         "file": file,
         "entry": entry,
         "attributes": attributes,
         "computations": [SPLICE] if has_computations else [],
-        **memory_json(report),
+        **memory_json(report, lazy=True),
     }
 
 

@@ -106,7 +106,7 @@ class Allocation:
     kind: str  # parameter | constant | output | temp | thread_local | tuple
     parameter_aliased: bool = False
     live_out: bool = False
-    #: A dict, or a `_OneValue` for an allocation that holds one value and is not `reusable`.
+    #: A dict, or a `_OneValue` while the allocation holds one value.
     values: Mapping[int, int] = field(default_factory=dict)
     #: Live ranges of the values placed, sorted by (start, end): pairwise they only touch, so
     #: ends are sorted too and an interference check reads only the neighbours (see _maybe_assign).
@@ -130,25 +130,25 @@ class Allocation:
 
 
 class _OneValue(Mapping[int, int]):
-    """`Allocation.values` of an allocation holding one value at offset 0 that nothing joins
-    later (a parameter leaf, a constant): a dict of one entry costs four times this (NOTE:
-    [value memory] in memory/dataflow.py)."""
+    """`Allocation.values` of an allocation holding one value at offset 0 (a parameter leaf, a
+    constant, an output), until another joins: a dict of one entry costs four times this
+    (NOTE: [value memory] in memory/dataflow.py)."""
 
-    __slots__ = ("_id",)
+    __slots__ = ("id",)
 
     def __init__(self, vid: int) -> None:
-        self._id = vid
+        self.id = vid
 
     def __getitem__(self, vid: int) -> int:
-        if vid == self._id:
+        if vid == self.id:
             return 0
         raise KeyError(vid)
 
     def __contains__(self, vid: object) -> bool:
-        return vid == self._id
+        return vid == self.id
 
     def __iter__(self) -> Iterator[int]:
-        return iter((self._id,))
+        return iter((self.id,))
 
     def __len__(self) -> int:
         return 1
@@ -237,16 +237,21 @@ class BufferAssigner:
             # Nothing is placed in it later, so its values' ranges are never read: one list
             # and a tuple per parameter leaf saved (NOTE: [value memory] in memory/dataflow.py).
             a.ranges = _NO_RANGES
-            if len(buffer) == 1:
-                a.values = _OneValue(buffer[0].id)
+        if len(buffer) == 1:
+            a.values = _OneValue(buffer[0].id)  # `_add` makes a dict should another join
         self.allocations.append(a)
         for v in buffer:
             self._add(a, v, 0)
         return a
 
     def _add(self, a: Allocation, v: HloValue, offset: int) -> None:
-        if not isinstance(a.values, _OneValue):  # else `_new` placed it
-            cast(dict[int, int], a.values)[v.id] = offset
+        values = a.values
+        if isinstance(values, _OneValue):
+            first = values.id
+            if v.id != first or offset:  # (else `_new` placed it)
+                a.values = {first: 0, v.id: offset}
+        else:
+            cast(dict[int, int], values)[v.id] = offset
         r = self.lr.ranges.get(v.id)
         if r is None:
             a.unranged = True

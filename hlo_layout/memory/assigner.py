@@ -473,9 +473,8 @@ class BufferAssigner:
         any computation), made on first use."""
         if self._at is None:
             self._at = {}
-            for v in self.df.values:
-                for _, pi, _ in v.positions:
-                    self._at.setdefault(pi.name, []).append(v.id)
+            for _, pi, _, values in self.df.positions():
+                self._at.setdefault(pi.name, []).extend(v.id for v in values)
         return self._at
 
     def _interferes(self, b1: HloValue, b2: HloValue) -> bool:

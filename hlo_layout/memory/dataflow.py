@@ -114,14 +114,16 @@ Use = tuple[Computation, Instruction, int, Index]
 
 @dataclass(eq=False, slots=True)
 class HloValue:
-    """One value: defined at (instruction, index) in a computation; `positions` are every
-    (computation, instruction, index) holding it (the defining one first); `uses` are
-    (computation, user, operand number, operand index).
+    """One value: defined at (instruction, index) in a computation. Its positions (every
+    (computation, instruction, index) holding it, the defining one first) and uses
+    ((computation, user, operand number, operand index)) are read from the value sets
+    (`DataflowAnalysis.positions`, `.uses`), not kept per value.
 
     NOTE: [value memory] A wide tuple makes a value per leaf (a 100,000-leaf parameter, 100,000
-    values), so a value holds no object of its own it can do without: the defining position is
-    a flag (`at_definition`), not a tuple in a list, and a value with no other position or no
-    use shares the empty tuple (`_positions_and_uses` makes a list on the first one)."""
+    values), and a pass-through (get-tuple-element, tuple, while, copy) a position of each: a
+    list of position tuples and of use tuples per value cost more than the sets they repeat.
+    The sets are read in the order `positions` and `uses` walk, the order XLA's lists have
+    (HloValue::positions(), GetUses), and only `at_definition` is kept."""
 
     id: int
     computation: Computation
@@ -129,19 +131,9 @@ class HloValue:
     index: Index
     shape: Shape
     is_phi: bool = False
-    #: Whether the defining (computation, instruction, index) is one of `positions`.
+    #: Whether the defining (computation, instruction, index) is one of its positions.
     at_definition: bool = False
-    #: `positions` but the defining one, in the order found.
-    other_positions: list[Position] | tuple[()] = ()
-    uses: list[Use] | tuple[()] = ()
     live_out: bool = False
-
-    @property
-    def positions(self) -> list[Position]:
-        """Every position, the defining one first (made on each call)."""
-        if self.at_definition:
-            return [self.defining_position, *self.other_positions]
-        return list(self.other_positions)
 
     @property
     def defining_position(self) -> Position:
@@ -303,7 +295,7 @@ class DataflowAnalysis:
         self._check_flattened_size()
         self._define_values()
         self._evaluate(entry, None)
-        self._positions_and_uses()
+        self._mark_positions()
         self._split.clear()
         self._defined_at.clear()  # read while evaluating only
         _SUBSHAPES.clear()  # a wide shape's leaves: the values hold the indices they need
@@ -652,59 +644,72 @@ class DataflowAnalysis:
         return through
 
     # -- positions and uses --------------------------------------------------------------------
-    def _positions_and_uses(self) -> None:
-        entry = self.entry
+    def positions(self) -> Iterator[tuple[Computation, Instruction, Index, tuple[HloValue, ...]]]:
+        """(computation, instruction, index, the values there) of every non-empty position of
+        the global computations, in schedule order: a value's positions are those it is among,
+        in this order but with its defining one first (NOTE: [value memory])."""
         for c in self.global_computations:
-            root = c.root
             sets = self.sets.get(c.name, _NO_SETS)
             for i in self.sequence(c):
                 vs = sets.get(i.name)
                 if vs:
-                    live_out = c is entry and i is root
                     for index, values in vs.items():
-                        position = None
-                        for v in values:
-                            if v.instruction is i and v.index == index and v.computation is c:
-                                v.at_definition = True
-                            else:
-                                if position is None:
-                                    position = (c, i, index)
-                                others = v.other_positions
-                                if others:
-                                    cast(list, others).append(position)
-                                else:
-                                    v.other_positions = [position]
-                            if live_out:
-                                v.live_out = True
-                op = i.opcode
-                if op in _USES_NOTHING:
-                    continue
-                top_only = op in _USES_TOP_ONLY
-                for k, o in enumerate(i.operands):
-                    ovs = sets.get(o.name)
-                    if not ovs:
-                        continue
-                    if o.index is not None:  # `%x#1`: element 1 of the tuple x
-                        ovs = self._element(ovs, o.index)
-                    if top_only:  # reads only the operand's top-level value
-                        top = ovs.get(())
-                        if top is not None:
-                            top_use: tuple[Computation, Instruction, int, Index] = (c, i, k, ())
-                            for v in top:
-                                _use(v, top_use)
-                        continue
-                    for index, values in ovs.items():
-                        use = (c, i, k, index)
-                        for v in values:  # one HloUse per (user, operand, index): no duplicates
-                            _use(v, use)
+                        yield c, i, index, values
 
+    def uses(self) -> Iterator[tuple[Computation, Instruction, int, Index, tuple[HloValue, ...]]]:
+        """(computation, user, operand number, operand index, the values read) of every use
+        (HloValue::GetUses, one per (user, operand, index): a value's uses are those it is
+        among, in this order)."""
+        try:
+            for c in self.global_computations:
+                sets = self.sets.get(c.name, _NO_SETS)
+                for i in self.sequence(c):
+                    op = i.opcode
+                    if op in _USES_NOTHING:
+                        continue
+                    top_only = op in _USES_TOP_ONLY
+                    for k, o in enumerate(i.operands):
+                        ovs = sets.get(o.name)
+                        if not ovs:
+                            continue
+                        if o.index is not None:  # `%x#1`: element 1 of the tuple x
+                            ovs = self._element(ovs, o.index)
+                        if top_only:  # reads only the operand's top-level value
+                            top = ovs.get(())
+                            if top is not None:
+                                yield c, i, k, (), top
+                            continue
+                        for index, values in ovs.items():
+                            yield c, i, k, index, values
+        finally:
+            self._split.clear()  # `_element`'s, made again for this walk
 
-def _use(v: HloValue, use: Use) -> None:
-    """Add a use (a list made on the first: NOTE: [value memory])."""
-    if v.uses:
-        cast(list, v.uses).append(use)
-    else:
-        v.uses = [use]
+    def positions_and_uses(self) -> tuple[list[list[Position]], list[list[Use]]]:
+        """Every value's positions (the defining one first) and uses, by value id: the lists
+        XLA keeps per value, made on request (tests; the analyses walk `positions`/`uses`)."""
+        positions: list[list[Position]] = [
+            [v.defining_position] if v.at_definition else [] for v in self.values
+        ]
+        uses: list[list[Use]] = [[] for _ in self.values]
+        for c, i, index, values in self.positions():
+            for v in values:
+                if not (v.instruction is i and v.index == index and v.computation is c):
+                    positions[v.id].append((c, i, index))
+        for c, i, k, index, values in self.uses():
+            for v in values:
+                uses[v.id].append((c, i, k, index))
+        return positions, uses
+
+    def _mark_positions(self) -> None:
+        """`at_definition` and `live_out` of every value (the entry root's are live out)."""
+        entry = self.entry
+        for c, i, index, values in self.positions():
+            live_out = c is entry and i is entry.root
+            for v in values:
+                if v.instruction is i and v.index == index and v.computation is c:
+                    v.at_definition = True
+                if live_out:
+                    v.live_out = True
 
 
 def defines_value(opcode: str, index: Index, shape: Shape, *, param_defines: bool) -> bool:

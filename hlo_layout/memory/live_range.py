@@ -159,6 +159,13 @@ class LiveRange:
                 if body is not None and body.parameter_instructions:
                     while_body_param[id(i)] = body.parameter_instructions[0]
         async_context, end_time, ranges = self.async_context, self.end_time, self.ranges
+        n = len(df.values)
+        # Per value id: its start (None: no range), its end so far and the position ending it
+        # (None: the defining one), filled by a walk over the values, then over the positions
+        # and the uses (`DataflowAnalysis.positions`/`uses`, NOTE: [value memory]).
+        starts: list[int | None] = [None] * n
+        ends = [0] * n
+        end_positions: list[tuple | None] = [None] * n
         for v in df.values:
             i = v.instruction
             t = time.get(id(i))
@@ -180,48 +187,62 @@ class LiveRange:
                 done = self._async_done_time(ctx)
                 if done is not None:
                     definition_end = max(definition_end, done)
-            end = definition_end
-            # The first position (the defining one, when it is one) ends it unless a later does.
-            rest = v.other_positions
-            end_position = None
-            if rest and not v.at_definition:
-                end_position, rest = rest[0], rest[1:]
-            if rest:
-                for pos in rest:
-                    pc, pi, _ = pos
+            starts[v.id] = start
+            ends[v.id] = definition_end
+        # The first position (the defining one, when it is one) ends the range unless a later
+        # one does: a value not at its definition takes its first position without a time.
+        first_taken = [v.at_definition for v in df.values]
+        for pc, pi, index, values in df.positions():
+            pt: int | None = -1  # this position's time, looked up once (None: it has none)
+            for v in values:
+                vid = v.id
+                if starts[vid] is None or (
+                    v.instruction is pi and v.index == index and v.computation is pc
+                ):
+                    continue
+                if not first_taken[vid]:
+                    first_taken[vid] = True
+                    end_positions[vid] = (pc, pi, index)
+                    continue
+                if pt == -1:
                     if roots.get(pc.name) is pi:
-                        if pc.name not in spans:
-                            continue
-                        pt = spans[pc.name][1]
+                        pt = spans[pc.name][1] if pc.name in spans else None
                     else:
-                        got = time.get(id(pi))
-                        if got is None:
-                            continue
-                        pt = got
-                    if pt > end:
-                        end = pt
-                        end_position = pos
+                        pt = time.get(id(pi))
+                if pt is not None and pt > ends[vid]:
+                    ends[vid] = pt
+                    end_positions[vid] = (pc, pi, index)
+        del first_taken
+        last_use = [-1] * n
+        for _, user, _, _, values in df.uses():
+            if user.opcode == CALL:
+                continue
+            if user.opcode == WHILE:
+                param = while_body_param.get(id(user))
+                if param is not None:
+                    user = param
+            ut = time.get(id(user))
+            if ut is None:
+                continue
+            for v in values:
+                if ut > last_use[v.id]:
+                    last_use[v.id] = ut
+        for v in df.values:
+            vid = v.id
+            begins = starts[vid]
+            if begins is None:
+                continue
+            i = v.instruction
+            end = ends[vid]
             if (
                 i.opcode == PARAMETER
-                and c is entry
+                and v.computation is entry
                 and not donated(i.parameter_number or 0, v.index)
             ):
                 end = end_time
-            else:
-                last_use = -1
-                for _, user, _, _ in v.uses:
-                    if user.opcode == CALL:
-                        continue
-                    if user.opcode == WHILE:
-                        param = while_body_param.get(id(user))
-                        if param is not None:
-                            user = param
-                    ut = time.get(id(user))
-                    if ut is not None and ut > last_use:
-                        last_use = ut
-                if last_use > end:
-                    end = last_use
-            ranges[v.id] = TimeBound(start, end, end_position)
+            elif last_use[vid] > end:
+                end = last_use[vid]
+            ranges[vid] = TimeBound(begins, end, end_positions[vid])
 
     def _normalize(self) -> None:
         ranges = self.ranges

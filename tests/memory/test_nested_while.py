@@ -138,14 +138,15 @@ class _PassOneEverywhere(DataflowAnalysis):
 
 def _facts(df: DataflowAnalysis) -> list:
     """Everything the later analyses read of a dataflow analysis, by names and ids."""
+    positions, uses = df.positions_and_uses()
     values = [
         (
             v.id,
             v.label,
             v.computation.name,
             v.is_phi,
-            [(c.name, i.name, index) for c, i, index in v.positions],
-            [(c.name, i.name, k, index) for c, i, k, index in v.uses],
+            [(c.name, i.name, index) for c, i, index in positions[v.id]],
+            [(c.name, i.name, k, index) for c, i, k, index in uses[v.id]],
         )
         for v in df.values
     ]

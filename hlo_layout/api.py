@@ -21,11 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.reader.loader import DumpSource, Progress, is_text, load
-
-#: Rows kept per list (largest buffers, ...): one default for the library and every command's
-#: `--top`, so `inspect(...).to_dict()` equals `hlo-layout inspect --format json`.
-TOP_DEFAULT = 20
-
+from hlo_layout.units import TOP_DEFAULT
 
 if TYPE_CHECKING:
     from hlo_layout.cost.model import ModuleCost

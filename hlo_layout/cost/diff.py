@@ -17,6 +17,7 @@ from hlo_layout.cost.model import InstructionCost, ModuleCost, Totals, module_co
 from hlo_layout.memory.metadata import op_name_of
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.tree import Module
+from hlo_layout.units import TOP_DEFAULT
 
 #: (op_name, opcode, shape text) — what pairs an instruction across compiles.
 Key = tuple[str, str, str]
@@ -131,7 +132,7 @@ def _key(module: Module, item: InstructionCost) -> Key:
 
 
 def cost_diff(
-    old: Module | ModuleCost, new: Module | ModuleCost, *, top: int | None = 20
+    old: Module | ModuleCost, new: Module | ModuleCost, *, top: int | None = TOP_DEFAULT
 ) -> CostDiff:
     """The cost change from `old` to `new` (modules, or their `module_cost`): totals in XLA's
     convention and loop-aware, and the `top` instruction groups whose cost changed most.

@@ -15,22 +15,18 @@ implementation detail of `write_inspect_json`: it writes the same bytes as the i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from hlo_layout.errors import HloLayoutError
 from hlo_layout.reader.loader import DumpSource, Progress, is_text, load
-
-#: Rows kept per list (largest buffers, ...): one default for the library and every command's
-#: `--top`, so `inspect(...).to_dict()` equals `hlo-layout inspect --format json`.
-TOP_DEFAULT = 20
-
+from hlo_layout.units import TOP_DEFAULT
 
 if TYPE_CHECKING:
     from hlo_layout.cost.model import ModuleCost
     from hlo_layout.cost.summary import CostSummary
-    from hlo_layout.memory.backend import Backend
+    from hlo_layout.memory.backend import Backend, BackendChoice
     from hlo_layout.memory.buffer_assignment import BufferAssignment
     from hlo_layout.memory.footprint import MemoryReport
     from hlo_layout.reader.loader import Dump
@@ -95,6 +91,10 @@ class InspectResult:
     modules: tuple[InspectedModule, ...]
     errors: tuple[HloLayoutError, ...] = ()
     computation: str | None = None
+    #: The reader's notes, and (file, note) of each dump whose backend was assumed: what the
+    #: CLI says once on stderr (a streamed document's modules are not kept, these are).
+    notes: tuple[str, ...] = ()
+    assumed: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The `inspect --format json` document (the CLI prints exactly this)."""
@@ -143,8 +143,13 @@ def inspect(
     `InspectResult.errors` and the other dumps are still read (what the CLI does).
     """
     loaded = load(sources, backend=backend, buffers=buffers, strict=strict, progress=progress)
-    return inspect_dumps(
+    result = inspect_dumps(
         loaded.dumps, computation=computation, top=top, progress=progress, errors=loaded.errors
+    )
+    return replace(
+        result,
+        notes=tuple(loaded.notes),
+        assumed=tuple((d.file, d.backend.note) for d in loaded.dumps if d.backend.assumed),
     )
 
 
@@ -207,8 +212,11 @@ def write_inspect_json(
         if path.is_file() or str(path) == STDIN:
             big = text_size(path) > STREAM_THRESHOLD
             streamed = stream if stream is not None else big
-            if streamed and _write_streamed(path, out, buffers, backend, top, progress):
-                return InspectResult((), (), None)
+            if streamed:
+                chosen = _write_streamed(path, out, buffers, backend, top, progress)
+                if chosen is not None:
+                    assumed = tuple((str(path), c.note) for c in chosen if c.assumed)
+                    return InspectResult((), (), None, assumed=assumed)
     result = inspect(
         items,
         computation=computation,
@@ -229,9 +237,10 @@ def _write_streamed(
     backend: str | Backend | None,
     top: int | None,
     progress: Progress | None,
-) -> bool:
-    """Stream the JSON of one dump; False (nothing written) when the whole-file path must
-    decide, which also reports every input error in its own words."""
+) -> tuple[BackendChoice, ...] | None:
+    """Stream the JSON of one dump and give the backend each module used; None (nothing
+    written) when the whole-file path must decide, which also reports every input error in its
+    own words."""
     from hlo_layout.reader.loader import backend_choice, target_arguments
     from hlo_layout.reader.sidefiles import SideFiles, read_buffer_assignment
     from hlo_layout.report.stream_json import Beside, StreamFallback, stream_inspect_json
@@ -240,7 +249,7 @@ def _write_streamed(
     ba_path = Path(buffers) if buffers is not None else sides.buffer_assignment
     try:
         assignment = read_buffer_assignment(ba_path) if ba_path is not None else None
-        stream_inspect_json(
+        return stream_inspect_json(
             path,
             out,
             assignment,
@@ -251,8 +260,7 @@ def _write_streamed(
             beside=Beside(backend_choice(backend), target_arguments(sides), assignment),
         )
     except (StreamFallback, HloLayoutError):
-        return False
-    return True
+        return None
 
 
 #: `cost --format json`'s schema version.

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from hlo_layout.units import TOP_DEFAULT
+
 if TYPE_CHECKING:
     from hlo_layout.api import InspectResult
     from hlo_layout.memory import MemoryAnalysis
@@ -127,7 +129,7 @@ def _platform_backend(compiled: Any) -> str | None:
 
 
 def from_compiled(
-    compiled: Any, *, backend: str | None = None, top: int | None = 20
+    compiled: Any, *, backend: str | None = None, top: int | None = TOP_DEFAULT
 ) -> CompiledReport:
     """The report of a compiled program (`jax.jit(f).lower(...).compile()`), with jax's own
     figures (`memory_analysis()`) checked against ours. `backend` overrides the platform the

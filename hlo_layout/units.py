@@ -11,6 +11,11 @@ import re
 from decimal import ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 
+#: Rows a list keeps by default (largest buffers, live at the peak, cost ranking, ...): one
+#: default for the library and every command's `--top`, so `inspect(...).to_dict()` equals
+#: `hlo-layout inspect --format json`.
+TOP_DEFAULT = 20
+
 #: Binary unit letters after bytes. XLA's table stops at E (int64); we go on to Z and Y so a
 #: declared 2^70-byte array still prints (a deviation: XLA would CHECK-fail there).
 _BINARY_UNITS = "KMGTPEZY"

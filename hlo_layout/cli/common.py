@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from hlo_layout.api import TOP_DEFAULT as API_TOP_DEFAULT
 from hlo_layout.errors import HloLayoutError, HloUsageError
 from hlo_layout.report.stages import BIG_INPUT_BYTES, Stages
+from hlo_layout.units import TOP_DEFAULT as TOP_DEFAULT  # every command's `--top` default
 
 if TYPE_CHECKING:
     from hlo_layout.reader.loader import Loaded
@@ -49,8 +49,6 @@ FormatOpt = Annotated[
         metavar="text|json",
     ),
 ]
-#: The one `--top` default of every command (the library's, `api.TOP_DEFAULT`).
-TOP_DEFAULT = API_TOP_DEFAULT
 
 
 def _top(value: int) -> int:

@@ -24,6 +24,7 @@ from hlo_layout.cli.common import (
     progress,
     read_dumps,
     report_error,
+    say_assumed,
     stderr_console,
     stdout_console,
 )
@@ -87,6 +88,7 @@ def inspect(
                 )
                 for error in result.errors:
                     report_error(error)
+                say_assumed(result.assumed, list(result.notes))
             else:
                 loaded = read_dumps(dumps, backend=backend, buffers=buffers, stages=stages)
                 result = api.inspect_dumps(

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hlo_layout.cost.model import InstructionCost, ModuleCost, Totals, module_cost
-from hlo_layout.memory.metadata import SourceInfo
+from hlo_layout.memory.metadata import op_name_of
 from hlo_layout.syntax.printer import print_shape
 from hlo_layout.syntax.tree import Module
+from hlo_layout.units import TOP_DEFAULT
 
 #: (op_name, opcode, shape text) — what pairs an instruction across compiles.
 Key = tuple[str, str, str]
@@ -112,27 +113,26 @@ def _change(old: Totals, new: Totals, *, physical: bool) -> dict[str, Any]:
 
 
 def _groups(cost: ModuleCost) -> dict[Key, tuple[Totals, list[str]]]:
-    info = SourceInfo(cost.module)
     out: dict[Key, tuple[Totals, list[str]]] = {}
     for item in cost.instructions:
-        key = _key(cost.module, info, item)
+        key = _key(cost.module, item)
         totals, names = out.get(key, (Totals(), []))
         names.append(item.name)
         out[key] = (totals + item.totals, names)
     return out
 
 
-def _key(module: Module, info: SourceInfo, item: InstructionCost) -> Key:
+def _key(module: Module, item: InstructionCost) -> Key:
     computation = module.computation(item.computation)
     instruction = computation.get(item.name) if computation is not None else None
     if instruction is None:
         return ("", item.opcode, "")
-    op_name, _ = info.of(instruction)
-    return (op_name or "", item.opcode, print_shape(instruction.shape))
+    # (read from the unsplit attribute tail: a module's every instruction is keyed)
+    return (op_name_of(instruction) or "", item.opcode, print_shape(instruction.shape))
 
 
 def cost_diff(
-    old: Module | ModuleCost, new: Module | ModuleCost, *, top: int | None = 20
+    old: Module | ModuleCost, new: Module | ModuleCost, *, top: int | None = TOP_DEFAULT
 ) -> CostDiff:
     """The cost change from `old` to `new` (modules, or their `module_cost`): totals in XLA's
     convention and loop-aware, and the `top` instruction groups whose cost changed most.

@@ -2,17 +2,22 @@
 or, in newer dumps, a `stack_frame_id` resolved through the module's StackFrames sections.
 
 NOTE: [attribution] A buffer is attributed to the line of the user's program that put it there:
-its defining instruction's own metadata; else, for an instruction that runs a computation of its
-own (a fusion, a call, a custom call with a body), the root-most instruction with metadata inside
-it, found breadth first from the computation's root (for element k of a tuple-shaped result,
-from the root's operand k): the instruction that writes the output; else (a copy, layout change
-or convert the compiler added, with no metadata anywhere inside) the nearest producer upstream
-with metadata, breadth first through its operands: the value it is a copy of. A buffer that
-comes from an entry parameter (the parameter itself, or a copy of it) is an argument: the
-caller put it there, and jax and TensorFlow give parameters an op_name (the argument's path)
-but no source line; grouped by source line, such buffers are "(arguments)". XLA's fusion passes
-keep the fused instructions' metadata but often give the fusion none of its own, so without this
-a fusion root (most of a compiled program's buffers) would have no source.
+1. its defining instruction's own metadata; else
+2. for an instruction that runs a computation of its own (a fusion, a call, a custom call with
+   a body), the root-most instruction with metadata inside it, found breadth first from the
+   computation's root (for element k of a tuple-shaped result, from the root's operand k): the
+   instruction that writes the output; else
+3. (a copy, layout change or convert the compiler added, with no metadata anywhere inside) the
+   nearest producer upstream with metadata, breadth first through its operands: the value it
+   is a copy of; else
+4. (what the compiler made from nothing the user wrote: an iota, a broadcast constant) the
+   nearest user downstream with metadata, breadth first (at most USER_SEARCH users): the line
+   that needed it.
+A buffer that comes from an entry parameter (the parameter itself, or a copy of it) is an
+argument: the caller put it there, and jax and TensorFlow give parameters an op_name (the
+argument's path) but no source line; grouped by source line, such buffers are "(arguments)".
+XLA's fusion passes keep the fused instructions' metadata but often give the fusion none of its
+own, so without rule 2 a fusion root (most of a compiled program's buffers) would have no source.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from hlo_layout.syntax.index import users
 from hlo_layout.syntax.opcodes import PARAMETER, TUPLE
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
 from hlo_layout.syntax.values import unescape
@@ -30,6 +36,9 @@ _FILE = re.compile(r'source_file="((?:[^"\\]|\\.)*)"')
 _LINE = re.compile(r"source_line=(\d+)")
 _FRAME = re.compile(r"stack_frame_id=(\d+)")
 _FIELD = re.compile(r"(\w+)=(\d+)")
+#: How many users downstream the last rule of NOTE [attribution] looks at: the nearest, at a
+#: bounded cost per value.
+USER_SEARCH = 64
 
 
 class SourceInfo:
@@ -60,21 +69,75 @@ class SourceInfo:
 
     def attribute(self, i: Instruction, index: tuple[int, ...] = ()) -> Attribution:
         """Where the value of `i` at `index` comes from in the user's program (NOTE:
-        [attribution])."""
-        op_name, source = self.of(i)
-        if op_name is not None or source is not None:
-            return Attribution(op_name, source, None, self._is_argument(i))
+        [attribution]). Where the instruction found has an op_name but no source line (jax's
+        internal ops, a collective on an argument), the rules are walked again for a source
+        line, the op_name kept."""
+        found = self._find(i, index, sourced=False)
+        if found is None:
+            return Attribution(None, None, None, self._is_argument(i))
+        first = self._at(i, found)
+        if first.source is not None or first.argument:
+            return first
+        better = self._find(i, index, sourced=True)
+        if better is None:
+            return first
+        second = self._at(i, better)
+        return Attribution(
+            first.op_name or second.op_name, second.source, second.via, second.argument
+        )
+
+    def _find(self, i: Instruction, index: tuple[int, ...], *, sourced: bool) -> Instruction | None:
+        """The instruction NOTE [attribution]'s rules take `i`'s figures from: one with
+        metadata (`sourced`: with a source line) or an argument of the program."""
+        if self._has(i, sourced):
+            return i
         seen: set[str] = set()
         for body, start in self._bodies(i, index):
-            found = self._root_most(body, start, seen)
+            found = self._root_most(body, start, seen, sourced)
             if found is not None:
-                return self._via(found)
+                return found
         home = self._home().get(i.name)
-        if home is not None:
-            found = self._root_most(home, i, seen, skip_start=True)
-            if found is not None:
-                return self._via(found)
-        return Attribution(None, None, None, self._is_argument(i))
+        if home is None:
+            return None
+        found = self._root_most(home, i, seen, sourced, skip_start=True)
+        if found is None:
+            found = self._nearest_user(home, i, seen, sourced)
+        return found
+
+    def _has(self, x: Instruction, sourced: bool) -> bool:
+        """Whether `x`'s own metadata has a source line (`sourced`) or anything at all."""
+        op_name, source = self.of(x)
+        return source is not None or (not sourced and op_name is not None)
+
+    def _at(self, i: Instruction, found: Instruction) -> Attribution:
+        if found is i:
+            op_name, source = self.of(i)
+            return Attribution(op_name, source, None, self._is_argument(i))
+        return self._via(found)
+
+    def _nearest_user(
+        self, home: Computation, start: Instruction, seen: set[str], sourced: bool
+    ) -> Instruction | None:
+        """Breadth first through the users of `start` within its computation (at most
+        USER_SEARCH of them): the first with metadata, or with metadata root-most in a
+        computation it runs. For what the compiler made from nothing the user wrote (an iota, a
+        broadcast constant), the line that needed it."""
+        table = users(home)
+        queue: deque[Instruction] = deque(table.get(start.name, ()))
+        visited = {start.name, *(u.name for u in queue)}
+        while queue and len(visited) <= USER_SEARCH:
+            x = queue.popleft()
+            if self._has(x, sourced):
+                return x
+            for nested, nested_start in self._bodies(x, ()):
+                found = self._root_most(nested, nested_start, seen, sourced)
+                if found is not None:
+                    return found
+            for y in table.get(x.name, ()):
+                if y.name not in visited:
+                    visited.add(y.name)
+                    queue.append(y)
+        return None
 
     def _via(self, found: Instruction) -> Attribution:
         op_name, source = self.of(found)
@@ -108,6 +171,7 @@ class SourceInfo:
         body: Computation,
         start: Instruction | None,
         seen: set[str],
+        sourced: bool,
         *,
         skip_start: bool = False,
     ) -> Instruction | None:
@@ -126,14 +190,10 @@ class SourceInfo:
         visited = {root.name}
         while queue:
             x = queue.popleft()
-            if skip_start and x is root:
-                op_name = source = None
-            else:
-                op_name, source = self.of(x)
-            if op_name is not None or source is not None or self._is_argument(x):
+            if self._is_argument(x) or (not (skip_start and x is root) and self._has(x, sourced)):
                 return x
             for nested, nested_start in self._bodies(x, ()):
-                found = self._root_most(nested, nested_start, seen)
+                found = self._root_most(nested, nested_start, seen, sourced)
                 if found is not None:
                     return found
             for o in x.operands:

@@ -12,7 +12,7 @@ from hlo_layout.layout.memory_space import space_label
 from hlo_layout.memory import Grouping, LiveBuffer, MemoryAnalysis
 from hlo_layout.report.peak_view import peak_block
 from hlo_layout.report.units import human_bytes
-from hlo_layout.units import format_share
+from hlo_layout.units import TOP_DEFAULT, format_share
 
 #: The default grouping of the peak (`memory --by source`).
 BY_SOURCE = Grouping("source")
@@ -131,7 +131,7 @@ def _buffers_table(title: str, rows: list[LiveBuffer], top: int) -> Table:
 def render_memory(
     analyses: list[MemoryAnalysis],
     *,
-    top: int = 20,
+    top: int = TOP_DEFAULT,
     space: int | None = None,
     at: list[int | None] | None = None,
     grouping: Grouping = BY_SOURCE,

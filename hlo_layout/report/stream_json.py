@@ -77,6 +77,7 @@ class _Module:
     backend: BackendVote = field(default_factory=BackendVote)
     verifier: ModuleVerifier = field(default_factory=ModuleVerifier)
     head: dict | None = None  # the module's object, once finished
+    choice: BackendChoice | None = None  # the backend its figures used, once finished
 
     def finish(
         self,
@@ -100,6 +101,7 @@ class _Module:
             file, beside.target_arguments, beside.assignment
         )
         report = memory_report(module, assignment=assignment, top=top, backend=backend)
+        self.choice = backend
         self.head = module_head(
             self.name,
             file,
@@ -163,8 +165,9 @@ def stream_inspect_json(
     stage: Callable[[str], None] | None = None,
     report: Callable[[int, int], None] | None = None,
     beside: Beside | None = None,
-) -> None:
-    """Write the whole `inspect --format json` document of one dump to `out`.
+) -> tuple[BackendChoice, ...]:
+    """Write the whole `inspect --format json` document of one dump to `out`; the backend each
+    module was measured with is returned (the caller says those assumed, as for any dump).
 
     `assignment` goes with a single-module dump (with `assignment_for_all`, with every module,
     as for an explicit `--buffers`); `top` as `memory_report`'s; `beside` what decides the
@@ -178,7 +181,7 @@ def stream_inspect_json(
     # hold no cycles and are freed by reference counting, while its passes (one after each
     # batch's parse, and over the analysis' objects) cost 5-8 % of the run.
     with collector.paused():
-        _stream(
+        return _stream(
             path,
             out,
             assignment,
@@ -199,7 +202,7 @@ def _stream(
     stage: Callable[[str], None],
     report: Callable[[int, int], None] | None,
     beside: Beside,
-) -> None:
+) -> tuple[BackendChoice, ...]:
     text = InstructionText(ShapeFacts())
     file = str(path)
     modules: list[_Module] = []
@@ -254,6 +257,7 @@ def _stream(
         stage("writing")
         write_document(sink, {"schema_version": SCHEMA_VERSION, "modules": heads}, fill)
         out.flush()
+        return tuple(m.choice for m in modules if m.choice is not None)
 
 
 def _silent(_: str) -> None:

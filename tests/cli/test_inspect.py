@@ -207,7 +207,9 @@ def test_json_goes_to_stdout_while_a_bar_shows_on_a_terminal(
     source = SAMPLES / "tpu-v5e-transformer" / "transformer.after_optimizations.txt"
     dump = tmp_path / "big.after_optimizations.txt"
     dump.write_text(grow(source.read_text(), BIG_INPUT_BYTES + (1 << 20)))
-    expected = cli_process("inspect", str(dump), "-f", "json")
+    # The generation given, so that no note about an assumed backend shares the terminal.
+    command = ["inspect", str(dump), "-f", "json", "--backend", "tpu-v5e"]
+    expected = cli_process(*command)
     assert expected.returncode == 0 and expected.stdout.startswith("{")
     env = {k: v for k, v in os.environ.items() if k not in ("TTY_COMPATIBLE", "FORCE_COLOR")}
     for stdout_is_a_terminal in (False, True):
@@ -215,7 +217,7 @@ def test_json_goes_to_stdout_while_a_bar_shows_on_a_terminal(
         out_path = tmp_path / f"out-{stdout_is_a_terminal}.json"
         with out_path.open("wb") as out:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "hlo_layout", "inspect", str(dump), "-f", "json"],
+                [sys.executable, "-m", "hlo_layout", *command],
                 stdout=follower if stdout_is_a_terminal else out,
                 stderr=follower,
                 env=env,

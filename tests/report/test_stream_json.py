@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 
 from hlo_layout.syntax.tree import Computation
 from tests.robustness.mutations import mutated_dumps
-from tests.support import Cli, corpus_id, hlo_files
+from tests.support import DATA, Cli, corpus_id, hlo_files
 
 FILES = hlo_files()
 
@@ -238,3 +238,20 @@ def test_the_tpu_generation_beside_the_dump_streams_alike(cli: Cli, tmp_path: Pa
     assumed = cli("inspect", str(dump), "-f", "json", "--no-stream")
     peak = [json.loads(d)["modules"][0]["peak"] for d in (whole.stdout, assumed.stdout)]
     assert peak[0] != peak[1] and not target.exists()
+
+
+@pytest.mark.parametrize("how", ["--stream", "--no-stream"])
+def test_an_assumed_backend_is_said_by_both_paths(cli: Cli, tmp_path: Path, how: str) -> None:
+    """A TPU dump with nothing beside it naming its generation: the JSON on stdout, and on
+    stderr the one note every command gives, streamed or not."""
+    import shutil
+
+    src = DATA / "corpus" / "libtpu-v5e" / "conv" / "conv.after_optimizations.txt"
+    dump = tmp_path / src.name
+    shutil.copy(src, dump)
+    result = cli("inspect", str(dump), "-f", "json", how)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["modules"][0]["peak"]["backend"] == "tpu"
+    assert f"note: {dump}: backend tpu v4/v5e assumed" in result.stderr
+    given = cli("inspect", str(dump), "-f", "json", how, "--backend", "tpu-v5e")
+    assert "assumed" not in given.stderr

@@ -131,24 +131,27 @@ def write_document(
             out.write("".join(parts))
             parts.clear()
 
+    # The writes fall where whole-text splicing made them (the text up to a splice's first
+    # item, each item, the rest), so stdout's buffer flushes where it did beside stderr's notes.
     def splice(level: int) -> None:
         nonlocal n
+        parts.append("[\n")
         out.write("".join(parts))
         parts.clear()
         indent = "  " * (level + 1)
-        out.write("[\n")
         first = True
         for item in fill(n):
             out.write(("" if first else ",\n") + indent)
             for piece in item:
                 out.write(piece)
             first = False
-        out.write("\n" + "  " * level + "]")
+        out.write("\n")
+        parts.append("  " * level + "]")
         n += 1
 
     _encode(skeleton, 0, write, flush, splice)
-    parts.append("\n")
     out.write("".join(parts))
+    out.write("\n")
 
 
 __all__ = ["SPLICE", "Mapped", "dumps_indented", "encode_str", "write_document"]

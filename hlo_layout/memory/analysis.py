@@ -589,9 +589,11 @@ def _analyze(
         d = diffs.get(color)
         if d is None:  # not setdefault: its default list would be built for every buffer
             d = diffs[color] = [0] * (n_steps + 1)
-        # An allocation nothing is placed in after its buffer (not reusable) holds one buffer:
-        # no other's memory to take over (`_shared_steps`).
-        placed = alloc.index if alloc is not None and alloc.reusable else None
+        # An allocation of one value, or that nothing is placed in after its buffer (not
+        # reusable), holds one buffer: no other's memory to take over (`_shared_steps`).
+        placed = (
+            alloc.index if alloc is not None and alloc.reusable and len(alloc.values) > 1 else None
+        )
         offset = alloc.values.get(rep.id, 0) if alloc is not None else 0
         if be.concat_views:
             row_of_buffer[n] = len(bc.start)

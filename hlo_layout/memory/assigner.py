@@ -155,7 +155,8 @@ class _OneValue(Mapping[int, int]):
 
 
 #: The values and ranges of every thread-local allocation (a GPU dump has tens of thousands):
-#: shared, as nothing is ever placed in one (they are not `reusable`).
+#: shared, as nothing is ever placed in one (they are not `reusable`). `_NO_RANGES` is also the
+#: ranges of every other allocation until `_add` gives it a list of its own (never changed).
 _NOTHING_PLACED: dict[int, int] = {}
 _NO_RANGES: list[tuple[int, int, int]] = []
 
@@ -230,15 +231,18 @@ class BufferAssigner:
     def _new(
         self, buffer: list[HloValue], kind: str, size: int, *, parameter_aliased: bool = False
     ) -> Allocation:
+        # One value: a _OneValue, until another joins (`_add`); the ranges: none until the
+        # first is placed, and none ever where nothing is placed later (not `reusable`: its
+        # ranges are never read). NOTE: [value memory] in memory/dataflow.py.
         a = Allocation(
-            len(self.allocations), size, self.color[buffer[0].id], kind, parameter_aliased
+            len(self.allocations),
+            size,
+            self.color[buffer[0].id],
+            kind,
+            parameter_aliased,
+            values=_OneValue(buffer[0].id) if len(buffer) == 1 else {},
+            ranges=_NO_RANGES,
         )
-        if not a.reusable:
-            # Nothing is placed in it later, so its values' ranges are never read: one list
-            # and a tuple per parameter leaf saved (NOTE: [value memory] in memory/dataflow.py).
-            a.ranges = _NO_RANGES
-        if len(buffer) == 1:
-            a.values = _OneValue(buffer[0].id)  # `_add` makes a dict should another join
         self.allocations.append(a)
         for v in buffer:
             self._add(a, v, 0)
@@ -255,8 +259,12 @@ class BufferAssigner:
         r = self.lr.ranges.get(v.id)
         if r is None:
             a.unranged = True
-        elif a.ranges is not _NO_RANGES:
-            bisect.insort(a.ranges, (r.start, r.end, v.id))
+        elif a.reusable:
+            placed = (r.start, r.end, v.id)
+            if a.ranges is _NO_RANGES:
+                a.ranges = [placed]
+            else:
+                bisect.insort(a.ranges, placed)
             self._reuse.add_range(a, r.start, r.end)
         self.allocation_of_value[v.id] = a
         if v.live_out:

@@ -833,6 +833,7 @@ class BufferAssigner:
 
 _NEVER = (1 << 63) - 1  # the end of an allocation's last gap (int64 max)
 _BLOCK = 32  # allocations per block of _ReuseIndex
+_SUPER = 32  # blocks per super-block of _ReuseIndex
 
 
 class _ReuseIndex:
@@ -854,7 +855,9 @@ class _ReuseIndex:
     one bisect. A query reads that per block, last block first, and the allocations of the
     blocks that pass. Splitting a gap leaves the cover valid (the pieces lie in the old gap),
     so it costs nothing; where the cover passes a block in which no gap holds the range,
-    `_tighten` replaces the pairs at fault by the gaps they alone cover now.
+    `_tighten` replaces the pairs at fault by the gaps they alone cover now. The blocks are
+    grouped by _SUPER into super-blocks, each with a cover of its blocks' gaps read first (the
+    same staircase, rebuilt from its blocks' covers where it passes a range none holds).
     """
 
     def __init__(self) -> None:
@@ -867,6 +870,9 @@ class _ReuseIndex:
         self.sorted: list[bool] = []
         self.cover_start: list[list[int]] = []  # per block: the cover's starts
         self.cover_end: list[list[int]] = []  # per block: the cover's ends
+        #: Per super-block (_SUPER blocks): a cover of its blocks' gaps, read before them.
+        self.super_start: list[list[int]] = []
+        self.super_end: list[list[int]] = []
 
     def register(self, a: Allocation) -> None:
         pos = len(self.order)
@@ -878,6 +884,9 @@ class _ReuseIndex:
         if pos % _BLOCK == 0:
             self.cover_start.append([])
             self.cover_end.append([])
+        if pos % (_BLOCK * _SUPER) == 0:
+            self.super_start.append([])
+            self.super_end.append([])
         self._gaps(a)
 
     def add_range(self, a: Allocation, start: int, end: int) -> None:
@@ -923,43 +932,63 @@ class _ReuseIndex:
             self._cover(pos, s, e)
 
     def _cover(self, pos: int, start: int, end: int) -> None:
-        """Adds the gap [start, end] of allocation `pos` to its block's cover."""
-        cs, ce = self.cover_start[pos // _BLOCK], self.cover_end[pos // _BLOCK]
-        i = bisect.bisect_right(cs, start)
-        if i and ce[i - 1] >= end:
-            return  # already covered
-        lo = i - 1 if i and cs[i - 1] == start else i
-        hi = lo
-        while hi < len(cs) and ce[hi] <= end:
-            hi += 1
-        cs[lo:hi] = [start]
-        ce[lo:hi] = [end]
+        """Adds the gap [start, end] of allocation `pos` to its block's and super-block's
+        covers."""
+        b = pos // _BLOCK
+        _add_to_cover(self.cover_start[b], self.cover_end[b], start, end)
+        _add_to_cover(self.super_start[b // _SUPER], self.super_end[b // _SUPER], start, end)
 
     def candidates(self, start: int, end: int) -> Iterator[int]:
         """Allocation indices with a gap holding [start, end], last registered first, found
         as consumed (the caller stops at the first that takes the buffer, and thousands may
-        qualify; it changes the index only then)."""
+        qualify; it changes the index only then). A super-block whose cover does not hold
+        [start, end] is passed over whole: a wide tuple's outputs, all live to the end, made
+        this a bisect per block and per buffer (quadratic); one that passes with no candidate
+        gets its cover rebuilt from its blocks' (which that pass tightened)."""
+        bisect_right = bisect.bisect_right
+        blocks = len(self.cover_start)
+        for sb in range(len(self.super_start) - 1, -1, -1):
+            cs = self.super_start[sb]
+            i = bisect_right(cs, start) - 1
+            if i < 0 or self.super_end[sb][i] < end:
+                continue
+            found = False
+            for b in range(min(blocks, (sb + 1) * _SUPER) - 1, sb * _SUPER - 1, -1):
+                for k in self._block_candidates(b, start, end):
+                    found = True
+                    yield k
+            if not found:
+                self._rebuild_super(sb)
+
+    def _rebuild_super(self, sb: int) -> None:
+        """Super-block sb's cover: the pairs of its blocks' covers that no other holds."""
+        gaps: list[tuple[int, int]] = []
+        for b in range(sb * _SUPER, min(len(self.cover_start), (sb + 1) * _SUPER)):
+            gaps.extend(zip(self.cover_start[b], [-e for e in self.cover_end[b]]))
+        self.super_start[sb], self.super_end[sb] = _staircase(gaps, -(1 << 64))
+
+    def _block_candidates(self, b: int, start: int, end: int) -> Iterator[int]:
+        """`candidates` of block b (its cover tightened if it passes with none)."""
         bisect_right = bisect.bisect_right
         order, starts_of, ends_of, is_sorted = self.order, self.starts, self.ends, self.sorted
         count = len(order)
-        for b in range(len(self.cover_start) - 1, -1, -1):
-            cs = self.cover_start[b]
-            i = bisect_right(cs, start) - 1
-            if i < 0 or self.cover_end[b][i] < end:
-                continue
-            found = False
-            first = b * _BLOCK
-            for pos in range(min(count, first + _BLOCK) - 1, first - 1, -1):
-                if is_sorted[pos]:
-                    k = bisect_right(starts_of[pos], start) - 1
-                    if k < 0 or ends_of[pos][k] < end:
-                        continue
-                elif not any(s <= start and e >= end for s, e in zip(starts_of[pos], ends_of[pos])):
+        cs = self.cover_start[b]
+        i = bisect_right(cs, start) - 1
+        if i < 0 or self.cover_end[b][i] < end:
+            return
+        found = False
+        first = b * _BLOCK
+        for pos in range(min(count, first + _BLOCK) - 1, first - 1, -1):
+            if is_sorted[pos]:
+                k = bisect_right(starts_of[pos], start) - 1
+                if k < 0 or ends_of[pos][k] < end:
                     continue
-                found = True
-                yield order[pos]
-            if not found:
-                self._tighten(b, start, end)
+            elif not any(s <= start and e >= end for s, e in zip(starts_of[pos], ends_of[pos])):
+                continue
+            found = True
+            yield order[pos]
+        if not found:
+            self._tighten(b, start, end)
 
     def _tighten(self, b: int, start: int, end: int) -> None:
         """Block b's cover passes [start, end] and none of its gaps holds it: replace each pair
@@ -991,6 +1020,20 @@ class _ReuseIndex:
             cs[i : i + 1] = keep_start
             ce[i : i + 1] = keep_end
             below = i  # the pairs just placed are gaps: none holds [start, end]
+
+
+def _add_to_cover(cs: list[int], ce: list[int], start: int, end: int) -> None:
+    """Adds [start, end] to a staircase cover (starts `cs` ascending, ends `ce` strictly
+    ascending), dropping the pairs it holds."""
+    i = bisect.bisect_right(cs, start)
+    if i and ce[i - 1] >= end:
+        return  # already covered
+    lo = i - 1 if i and cs[i - 1] == start else i
+    hi = lo
+    while hi < len(cs) and ce[hi] <= end:
+        hi += 1
+    cs[lo:hi] = [start]
+    ce[lo:hi] = [end]
 
 
 def _staircase(gaps: list[tuple[int, int]], floor: int) -> tuple[list[int], list[int]]:

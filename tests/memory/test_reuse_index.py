@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from hlo_layout.memory.assigner import _BLOCK, Allocation, _ReuseIndex
+from hlo_layout.memory import assigner
+from hlo_layout.memory.assigner import Allocation, _ReuseIndex
 
 
 def _scan(index: _ReuseIndex, start: int, end: int) -> list[int]:
@@ -22,10 +23,23 @@ def _scan(index: _ReuseIndex, start: int, end: int) -> list[int]:
 
 
 def _covers(index: _ReuseIndex) -> None:
-    """Every block's cover is a staircase and holds every gap of its allocations."""
-    for b, (cs, ce) in enumerate(zip(index.cover_start, index.cover_end)):
+    """Every block's and super-block's cover is a staircase and holds every gap of its
+    allocations."""
+    block = assigner._BLOCK
+    per_super = block * assigner._SUPER
+    covers = [
+        *(
+            (b * block, (b + 1) * block, cs, ce)
+            for b, (cs, ce) in enumerate(zip(index.cover_start, index.cover_end))
+        ),
+        *(
+            (k * per_super, (k + 1) * per_super, cs, ce)
+            for k, (cs, ce) in enumerate(zip(index.super_start, index.super_end))
+        ),
+    ]
+    for first, stop, cs, ce in covers:
         assert cs == sorted(set(cs)) and all(x < y for x, y in itertools.pairwise(ce))
-        for p in range(b * _BLOCK, min(len(index.order), (b + 1) * _BLOCK)):
+        for p in range(first, min(len(index.order), stop)):
             for s, e in zip(index.starts[p], index.ends[p]):
                 i = bisect.bisect_right(cs, s) - 1
                 assert i >= 0 and ce[i] >= e
@@ -33,6 +47,21 @@ def _covers(index: _ReuseIndex) -> None:
 
 @pytest.mark.parametrize("seed", range(60))
 def test_candidates_equal_a_scan(seed: int) -> None:
+    _candidates_equal_a_scan(seed)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_candidates_equal_a_scan_over_many_super_blocks(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks of 3 and super-blocks of 2 blocks: tens of super-blocks, some passed over, some
+    rebuilt (the real sizes need over a thousand allocations for a second super-block)."""
+    monkeypatch.setattr(assigner, "_BLOCK", 3)
+    monkeypatch.setattr(assigner, "_SUPER", 2)
+    _candidates_equal_a_scan(seed)
+
+
+def _candidates_equal_a_scan(seed: int) -> None:
     rnd = random.Random(seed)
     horizon = rnd.choice([5, 20, 100])
     index = _ReuseIndex()

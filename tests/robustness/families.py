@@ -100,6 +100,19 @@ def _wide_parameter(leaves: int = 100_000, through: str = "") -> str:
     )
 
 
+def _wide_root(leaves: int = 100_000) -> str:
+    """A ROOT tuple of `leaves` distinct adds (4.5 MB of text): an output allocation each, all
+    live to the end (the buffer assigner's reuse index met each one's range in every block)."""
+    adds = "\n".join(f"  a{k} = f32[8] add(x{k % 2}, x{(k + 1) % 2})" for k in range(leaves))
+    shape = "(" + ", ".join(["f32[8]"] * leaves) + ")"
+    names = ", ".join(f"a{k}" for k in range(leaves))
+    return _module(
+        f"  x0 = f32[8] parameter(0)\n  x1 = f32[8] parameter(1)\n{adds}\n"
+        f"  ROOT t = {shape} tuple({names})",
+        "HloModule m, is_scheduled=true",
+    )
+
+
 _HUGE_BYTES_BODY = "\n".join(f"  p{i} = f32[{2**62}] parameter({i})" for i in range(64))
 _HUGE_BYTES = _module(
     _HUGE_BYTES_BODY
@@ -342,6 +355,13 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "a 100,000-leaf tuple through a while loop, through memory",
         lambda: _wide_parameter(through="while"),
+        ["memory", "{}"],
+        codes=(0,),
+        max_seconds=30.0,
+    ),
+    Family(
+        "a ROOT tuple of 100,000 distinct adds, through memory",
+        _wide_root,
         ["memory", "{}"],
         codes=(0,),
         max_seconds=30.0,

@@ -331,26 +331,19 @@ FAMILIES: tuple[Family, ...] = (
     ),
     # A value per leaf: the analysis' memory per value (NOTE: [value memory] in
     # memory/dataflow.py) and the JSON writers' (they stream the long lists).
-    Family(
-        "a 100,000-leaf tuple parameter through memory",
-        _wide_parameter,
-        ["memory", "{}"],
-        codes=(0,),
-        max_seconds=30.0,
-    ),
-    Family(
-        "a 100,000-leaf tuple parameter through memory --format json",
-        _wide_parameter,
-        ["memory", "{}", "--format", "json"],
-        codes=(0,),
-        max_seconds=30.0,
-    ),
-    Family(
-        "a 100,000-leaf tuple parameter through inspect --format json",
-        _wide_parameter,
-        ["inspect", "{}", "--format", "json"],
-        codes=(0,),
-        max_seconds=30.0,
+    *(
+        Family(
+            "a 100,000-leaf tuple parameter through " + " ".join(a for a in args if a != "{}"),
+            _wide_parameter,
+            args,
+            codes=(0,),
+            max_seconds=30.0,
+        )
+        for args in (
+            ["memory", "{}"],
+            ["memory", "{}", "--format", "json"],
+            ["inspect", "{}", "--format", "json"],
+        )
     ),
     Family(
         "a 100,000-leaf tuple through a while loop, through memory",

@@ -17,11 +17,12 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from hlo_layout.errors import HloLayoutError, Span
 from hlo_layout.syntax.opcodes import CALLED_COMPUTATION_KEYS
 from hlo_layout.syntax.parse import (
+    HEAD_BYTES,
     HloInputError,
     check_head,
     open_binary,
@@ -50,28 +51,68 @@ StreamItem = ModuleHeader | Section | Computation
 
 
 def _open_bytes(path: Path) -> IO[bytes]:
+    """The file's bytes (gunzipped when it starts as gzip does)."""
     raw: IO[bytes] = open_binary(path)
-    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
-    return gzip.GzipFile(fileobj=raw) if head == b"\x1f\x8b" else raw  # type: ignore[return-value]
+    head = _read_ahead(raw, 2)
+    stream = io.BufferedReader(_Prefixed(head, raw))
+    return gzip.GzipFile(fileobj=stream) if head == b"\x1f\x8b" else stream  # type: ignore[return-value]
 
 
 def _open(path: Path) -> IO[str]:
-    """The file as text lines (gzip or plain), with the checks `read_text` makes up front."""
+    """The file as text lines (gzip or plain), with the checks `read_text` makes up front on
+    the same first HEAD_BYTES (read whole here: a buffered reader's `peek` may give fewer)."""
     raw: IO[bytes] = open_binary(path)
-    head = raw.peek(65536)[:65536] if hasattr(raw, "peek") else b""
-    if head[:2] == b"\x1f\x8b":
-        raw = gzip.GzipFile(fileobj=raw)  # type: ignore[assignment]
-        try:
-            head = raw.peek(65536)[:65536]  # type: ignore[attr-defined]
-        except (OSError, EOFError) as e:
-            raw.close()
-            raise HloInputError(f"{path}: broken gzip data ({e})") from None
     try:
+        head = _read_ahead(raw, HEAD_BYTES)
+        stream: IO[bytes] = io.BufferedReader(_Prefixed(head, raw), 1 << 16)
+        if head[:2] == b"\x1f\x8b":
+            gz = gzip.GzipFile(fileobj=stream)
+            try:
+                head = _read_ahead(gz, HEAD_BYTES)
+            except (OSError, EOFError) as e:
+                raise HloInputError(f"{path}: broken gzip data ({e})") from None
+            stream = io.BufferedReader(_Prefixed(head, gz), 1 << 16)
         check_head(head, source_name(path))
-    except HloLayoutError:
+    except BaseException:
         raw.close()
         raise
-    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
+    return io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+
+
+def _read_ahead(raw: IO[bytes] | io.BufferedIOBase, n: int) -> bytes:
+    """Up to `n` bytes of `raw`, fewer only at its end (a pipe or gzip may give less a read)."""
+    parts: list[bytes] = []
+    left = n
+    while left > 0:
+        part = raw.read(left)
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+class _Prefixed(io.RawIOBase):
+    """`head`, then the rest of `raw`: the bytes read ahead to check them, put back."""
+
+    def __init__(self, head: bytes, raw: IO[bytes] | io.BufferedIOBase) -> None:
+        self._head = memoryview(head)
+        self._raw = raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        return self._raw.readinto(buffer)  # type: ignore[union-attr, no-any-return]
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 def _opens_computation(stripped: str) -> bool:

@@ -255,3 +255,27 @@ def test_an_assumed_backend_is_said_by_both_paths(cli: Cli, tmp_path: Path, how:
     assert f"note: {dump}: backend tpu v4/v5e assumed" in result.stderr
     given = cli("inspect", str(dump), "-f", "json", how, "--backend", "tpu-v5e")
     assert "assumed" not in given.stderr
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+def test_a_nul_byte_past_the_first_buffer_is_refused_by_both_paths(
+    cli: Cli, tmp_path: Path, gz: bool
+) -> None:
+    """Both readers check the same first HEAD_BYTES for binary data; the streamed one used to
+    peek at what its buffered reader held (8 KiB), so a NUL byte further on was refused by the
+    whole-file path only (a fuzz case)."""
+    import gzip
+
+    from hlo_layout.syntax.parse import HEAD_BYTES
+
+    source = DATA / "corpus" / "libtpu-v5e" / "transformer" / "transformer.after_optimizations.txt"
+    text = source.read_text()
+    at = text.index('op_name="', 40_000) + len('op_name="')  # past any file system's block
+    assert len(text[:at].encode()) < HEAD_BYTES
+    data = (text[:at] + "\x00" + text[at + 1 :]).encode()
+    dump = tmp_path / ("transformer.txt.gz" if gz else "transformer.txt")
+    dump.write_bytes(gzip.compress(data) if gz else data)
+    whole = cli("inspect", str(dump), "-f", "json", "--no-stream", "--backend", "tpu")
+    streamed = cli("inspect", str(dump), "-f", "json", "--stream", "--backend", "tpu")
+    assert whole.exit_code == streamed.exit_code == 3
+    assert "a NUL byte" in streamed.stderr and streamed.stderr == whole.stderr

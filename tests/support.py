@@ -30,6 +30,22 @@ SAMPLES = REPO / "samples"
 #: The team's shared corpus (absent from a user's clone).
 SHARED = REPO.parent / "shared"
 
+
+def compiled_scanner() -> Any:
+    """The compiled scanner (`_hlo_layout_scan`) when it is built at the ABI `scan.py` reads,
+    else None; imported even under HLO_LAYOUT_PURE_PYTHON, which turns it off for the package,
+    so the tests still compare it with the Python reference."""
+    import importlib
+
+    from hlo_layout.syntax import scan
+
+    try:
+        module = importlib.import_module("_hlo_layout_scan")
+    except ImportError:
+        return None
+    return module if getattr(module, "ABI", None) == scan._ACCEL_ABI else None
+
+
 #: Files in the corpus that are compiler reports, not HLO text.
 _NOT_HLO = ("buffer-assignment", "memory-usage-report", "live-range", "/oom-reports/")
 

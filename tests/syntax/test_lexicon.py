@@ -9,9 +9,7 @@ the same attribute lists into the same items at the same places.
 
 from __future__ import annotations
 
-import importlib
 import re
-from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -22,17 +20,9 @@ from hlo_layout.syntax import lexicon, lexicon_files, scan
 from hlo_layout.syntax.grammar import lark_parser
 from hlo_layout.syntax.parse import parse_modules
 from hlo_layout.syntax.scan import ScanFallback
+from tests.support import compiled_scanner
 
-
-def _compiled() -> ModuleType | None:
-    try:
-        module = importlib.import_module("_hlo_layout_scan")
-    except ImportError:
-        return None
-    return module if getattr(module, "ABI", None) == scan._ACCEL_ABI else None
-
-
-COMPILED = _compiled()
+COMPILED = compiled_scanner()
 _SETTINGS = settings(
     max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

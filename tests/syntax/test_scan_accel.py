@@ -8,7 +8,6 @@ HLO_LAYOUT_PURE_PYTHON=1; they skip when the extension is not built.
 
 from __future__ import annotations
 
-import importlib
 import random
 import re
 from collections.abc import Callable
@@ -24,18 +23,9 @@ from hlo_layout.errors import HloLayoutError, Source
 from hlo_layout.syntax import scan
 from hlo_layout.syntax.parse import parse_modules, read_text
 from hlo_layout.syntax.tree import Computation, Instruction, LazyAttributes, Module
-from tests.support import DATA, corpus_id, corpus_modules, hlo_files
+from tests.support import DATA, compiled_scanner, corpus_id, corpus_modules, hlo_files
 
-
-def _compiled() -> ModuleType | None:
-    try:
-        module = importlib.import_module("_hlo_layout_scan")
-    except ImportError:
-        return None
-    return module if getattr(module, "ABI", None) == scan._ACCEL_ABI else None
-
-
-COMPILED = _compiled()
+COMPILED = compiled_scanner()
 pytestmark = pytest.mark.skipif(
     COMPILED is None,
     reason="the compiled scanner is not built (python setup.py build_ext --inplace)",

@@ -544,6 +544,8 @@ def peak_json(report: MemoryReport) -> dict[str, Any] | None:
         "static_bytes": ma.static_bytes,
         "temp_allocation_bytes": ma.temp_allocation_bytes,
         "backend": ma.backend,
+        "tpu_generation": ma.tpu_generation or None,
+        "backend_assumed": ma.backend_assumed,
         "scheduled": ma.scheduled,
         "spaces": [s.to_dict() for s in ma.spaces],
     }

@@ -76,7 +76,10 @@ def test_overview_equals_the_summarized_inspect_document(dump: Path) -> None:
     )
     summary = summarize_inspect(full)["modules"][0]
     overview = module_overview(
-        module, file, memory_report(module, assignment=assignment, top=200), top=200
+        module,
+        file,
+        memory_report(module, assignment=assignment, top=200, backend=d.backend),
+        top=200,
     )
     assert "computations" not in overview and "computations" not in summary
     shared = set(summary) & set(overview)

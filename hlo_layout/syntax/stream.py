@@ -50,33 +50,41 @@ class ModuleHeader:
 StreamItem = ModuleHeader | Section | Computation
 
 
+#: The first bytes of gzip data.
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
 def _open_bytes(path: Path) -> IO[bytes]:
-    """The file's bytes (gunzipped when it starts as gzip does)."""
+    """The file's bytes, gunzipped when they start as gzip's do; closing it closes the file."""
     raw: IO[bytes] = open_binary(path)
-    head = _read_ahead(raw, 2)
-    stream = io.BufferedReader(_Prefixed(head, raw))
-    return gzip.GzipFile(fileobj=stream) if head == b"\x1f\x8b" else stream  # type: ignore[return-value]
+    try:
+        magic = _read_ahead(raw, 2)
+    except BaseException:
+        raw.close()
+        raise
+    plain = io.BufferedReader(_Prefixed(magic, raw), 1 << 16)
+    if magic != _GZIP_MAGIC:
+        return plain
+    # GzipFile leaves the stream it reads open: the wrapper closes both.
+    return io.BufferedReader(_Prefixed(b"", gzip.GzipFile(fileobj=plain), also=plain), 1 << 16)
 
 
 def _open(path: Path) -> IO[str]:
     """The file as text lines (gzip or plain), with the checks `read_text` makes up front on
     the same first HEAD_BYTES (read whole here: a buffered reader's `peek` may give fewer)."""
-    raw: IO[bytes] = open_binary(path)
+    stream = _open_bytes(path)
     try:
-        head = _read_ahead(raw, HEAD_BYTES)
-        stream: IO[bytes] = io.BufferedReader(_Prefixed(head, raw), 1 << 16)
-        if head[:2] == b"\x1f\x8b":
-            gz = gzip.GzipFile(fileobj=stream)
-            try:
-                head = _read_ahead(gz, HEAD_BYTES)
-            except (OSError, EOFError) as e:
-                raise HloInputError(f"{path}: broken gzip data ({e})") from None
-            stream = io.BufferedReader(_Prefixed(head, gz), 1 << 16)
+        try:
+            head = _read_ahead(stream, HEAD_BYTES)
+        except (OSError, EOFError) as e:  # a truncated or corrupt .gz (as in stream_items)
+            raise HloInputError(f"{path}: broken gzip data ({e})") from None
         check_head(head, source_name(path))
     except BaseException:
-        raw.close()
+        stream.close()
         raise
-    return io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+    return io.TextIOWrapper(
+        io.BufferedReader(_Prefixed(head, stream), 1 << 16), encoding="utf-8-sig", newline=""
+    )
 
 
 def _read_ahead(raw: IO[bytes] | io.BufferedIOBase, n: int) -> bytes:
@@ -93,11 +101,18 @@ def _read_ahead(raw: IO[bytes] | io.BufferedIOBase, n: int) -> bytes:
 
 
 class _Prefixed(io.RawIOBase):
-    """`head`, then the rest of `raw`: the bytes read ahead to check them, put back."""
+    """`head`, then the rest of `raw`: bytes read ahead to look at them, put back. Closing it
+    closes `raw` (and `also`)."""
 
-    def __init__(self, head: bytes, raw: IO[bytes] | io.BufferedIOBase) -> None:
+    def __init__(
+        self,
+        head: bytes,
+        raw: IO[bytes] | io.BufferedIOBase,
+        also: IO[bytes] | io.BufferedIOBase | None = None,
+    ) -> None:
         self._head = memoryview(head)
         self._raw = raw
+        self._also = also
 
     def readable(self) -> bool:
         return True
@@ -111,8 +126,12 @@ class _Prefixed(io.RawIOBase):
         return self._raw.readinto(buffer)  # type: ignore[union-attr, no-any-return]
 
     def close(self) -> None:
-        self._raw.close()
-        super().close()
+        try:
+            self._raw.close()
+            if self._also is not None:
+                self._also.close()
+        finally:
+            super().close()
 
 
 def _opens_computation(stripped: str) -> bool:

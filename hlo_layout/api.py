@@ -149,7 +149,7 @@ def inspect(
     return replace(
         result,
         notes=tuple(loaded.notes),
-        assumed=tuple((d.file, d.backend.note) for d in loaded.dumps if d.backend.assumed),
+        assumed=loaded.assumed,
     )
 
 

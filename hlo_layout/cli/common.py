@@ -243,9 +243,7 @@ def read_dumps(
 def say_notes(loaded: Loaded) -> None:
     """The reader's notes and each assumed backend, once per run on stderr (JSON keeps them in
     the documents' `notes`)."""
-    say_assumed(
-        ((d.file, d.backend.note) for d in loaded.dumps if d.backend.assumed), list(loaded.notes)
-    )
+    say_assumed(loaded.assumed, list(loaded.notes))
 
 
 def say_assumed(assumed: Iterable[tuple[str, str]], lines: list[str] | None = None) -> None:

@@ -92,6 +92,11 @@ class Loaded:
     errors: tuple[HloLayoutError, ...] = ()
     notes: tuple[str, ...] = ()
 
+    @property
+    def assumed(self) -> tuple[tuple[str, str], ...]:
+        """(file, note) of each dump whose backend was assumed: what is said of it once."""
+        return tuple((d.file, d.backend.note) for d in self.dumps if d.backend.assumed)
+
 
 def is_text(source: DumpSource) -> bool:
     return isinstance(source, str) and ("\n" in source or "{" in source)

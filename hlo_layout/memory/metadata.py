@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from hlo_layout.syntax.index import users
@@ -123,21 +124,14 @@ class SourceInfo:
         computation it runs. For what the compiler made from nothing the user wrote (an iota, a
         broadcast constant), the line that needed it."""
         table = users(home)
-        queue: deque[Instruction] = deque(table.get(start.name, ()))
-        visited = {start.name, *(u.name for u in queue)}
-        while queue and len(visited) <= USER_SEARCH:
-            x = queue.popleft()
-            if self._has(x, sourced):
-                return x
-            for nested, nested_start in self._bodies(x, ()):
-                found = self._root_most(nested, nested_start, seen, sourced)
-                if found is not None:
-                    return found
-            for y in table.get(x.name, ()):
-                if y.name not in visited:
-                    visited.add(y.name)
-                    queue.append(y)
-        return None
+        return self._breadth_first(
+            table.get(start.name, ()),
+            lambda x: table.get(x.name, ()),
+            seen,
+            sourced,
+            visited={start.name},
+            limit=USER_SEARCH,
+        )
 
     def _via(self, found: Instruction) -> Attribution:
         op_name, source = self.of(found)
@@ -186,19 +180,41 @@ class SourceInfo:
         root = start if start is not None else body.root
         if root is None:
             return None
-        queue: deque[Instruction] = deque((root,))
-        visited = {root.name}
-        while queue:
+        return self._breadth_first(
+            (root,),
+            lambda x: [y for o in x.operands if (y := body.resolve(o)) is not None],
+            seen,
+            sourced,
+            skip=root if skip_start else None,
+        )
+
+    def _breadth_first(
+        self,
+        first: Iterable[Instruction],
+        step: Callable[[Instruction], Iterable[Instruction]],
+        seen: set[str],
+        sourced: bool,
+        *,
+        skip: Instruction | None = None,
+        visited: set[str] | None = None,
+        limit: int | None = None,
+    ) -> Instruction | None:
+        """The walk both searches make: breadth first from `first` through `step` (operands or
+        users), the first instruction with metadata (`_has`; `skip`'s own known to be empty)
+        or an argument of the program, looking into the computations each runs root-most
+        (`_root_most`); at most `limit` instructions are visited."""
+        queue: deque[Instruction] = deque(first)
+        visited = (visited or set()) | {x.name for x in queue}
+        while queue and (limit is None or len(visited) <= limit):
             x = queue.popleft()
-            if self._is_argument(x) or (not (skip_start and x is root) and self._has(x, sourced)):
+            if self._is_argument(x) or (x is not skip and self._has(x, sourced)):
                 return x
             for nested, nested_start in self._bodies(x, ()):
                 found = self._root_most(nested, nested_start, seen, sourced)
                 if found is not None:
                     return found
-            for o in x.operands:
-                y = body.resolve(o)
-                if y is not None and y.name not in visited:
+            for y in step(x):
+                if y.name not in visited:
                     visited.add(y.name)
                     queue.append(y)
         return None
